@@ -1,0 +1,85 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "SharedKeychain",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SharedKeychain", targets: ["SharedKeychain"]),
+        .library(name: "KeychainStorage", targets: ["KeychainStorage"]),
+        .library(name: "SecretServiceStorage", targets: ["SecretServiceStorage"]),
+        .executable(name: "shared-keychain", targets: ["shared-keychain"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        // Layer 0: the C library, found through pkg-config.
+        .systemLibrary(
+            name: "CLibsecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]
+        ),
+        // Layer 1: storage backends behind one protocol.
+        .target(
+            name: "KeychainStorage",
+            dependencies: [.product(name: "OrderedCollections", package: "swift-collections")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SecretServiceStorage",
+            dependencies: [
+                "CLibsecret",
+                "KeychainStorage",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 2: access groups, app identities, Keychain Services semantics.
+        .target(
+            name: "SharedKeychain",
+            dependencies: ["KeychainStorage"],
+            swiftSettings: strict
+        ),
+        // The CLI: parses arguments and prints; the logic lives in the libraries.
+        .executableTarget(
+            name: "shared-keychain",
+            dependencies: [
+                "SharedKeychain",
+                "KeychainStorage",
+                "SecretServiceStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Test support: a private gnome-keyring on a private D-Bus session, started and stopped
+        // by the tests themselves. Never linked into the CLI.
+        .target(
+            name: "KeychainTestSupport",
+            dependencies: ["KeychainStorage", "SecretServiceStorage"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SecretServiceStorageTests",
+            dependencies: ["SecretServiceStorage", "KeychainStorage", "KeychainTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SharedKeychainTests",
+            dependencies: ["SharedKeychain", "KeychainStorage", "SecretServiceStorage", "KeychainTestSupport"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["SharedKeychain", "SecretServiceStorage", "KeychainTestSupport"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,100 @@
+import Foundation
+import OrderedCollections
+import Synchronization
+
+/// Items kept in this process's memory. Thread-safe, with the same semantics as the Secret
+/// Service backend: for fast tests, and to measure the emulator's own overhead.
+public final class InMemoryStore: ItemStore {
+    public let name = "memory"
+
+    private struct Key: Hashable {
+        var account: String
+        var service: String
+    }
+
+    /// Per group, items in creation order. A lookup by full primary key is one hash probe.
+    private let groups = Mutex<[String: OrderedDictionary<Key, StoredItem>]>([:])
+
+    public init() {}
+
+    public func add(_ item: StoredItem) throws(StorageError) {
+        try groups.withLock { (groups) throws(StorageError) in
+            let key = Key(account: item.account, service: item.service)
+            guard groups[item.group]?[key] == nil else { throw .duplicateItem(item.primaryKey) }
+            groups[item.group, default: [:]][key] = item
+        }
+    }
+
+    public func items(matching query: ItemQuery, limit: Int?) -> [StoredItem] {
+        groups.withLock { groups in Self.matches(of: query, in: groups, limit: limit) }
+    }
+
+    public func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
+        try groups.withLock { (groups) throws(StorageError) -> Int in
+            let matched = Self.matches(of: query, in: groups, limit: nil)
+            let plan = try UpdatePlan(matched: matched, change: change, at: date) { key in
+                groups[key.group]?[Key(account: key.account, service: key.service)] != nil
+            }
+            for (old, new) in plan.replacements {
+                let oldKey = Key(account: old.account, service: old.service)
+                let newKey = Key(account: new.account, service: new.service)
+                if oldKey == newKey {
+                    groups[old.group]?[oldKey] = new
+                } else {
+                    groups[old.group]?.removeValue(forKey: oldKey)
+                }
+            }
+            // Re-keyed items are inserted after every removal, so a swap of two keys works.
+            for (old, new) in plan.replacements
+            where old.account != new.account || old.service != new.service {
+                groups[new.group, default: [:]][Key(account: new.account, service: new.service)] = new
+            }
+            return plan.replacements.count
+        }
+    }
+
+    public func delete(matching query: ItemQuery) -> Int {
+        groups.withLock { groups in
+            var deleted = 0
+            for group in query.groups {
+                guard let items = groups[group] else { continue }
+                if query.selectsWholeGroups {
+                    deleted += items.count
+                    groups[group] = nil
+                    continue
+                }
+                let kept = items.filter { !query.matches($0.value) }
+                deleted += items.count - kept.count
+                groups[group] = kept
+            }
+            return deleted
+        }
+    }
+
+    private static func matches(
+        of query: ItemQuery,
+        in groups: [String: OrderedDictionary<Key, StoredItem>],
+        limit: Int?
+    ) -> [StoredItem] {
+        let limit = limit ?? Int.max
+        var found: [StoredItem] = []
+        for group in query.groups {
+            guard let items = groups[group], found.count < limit else { continue }
+            if let account = query.account, let service = query.service {
+                if let item = items[Key(account: account, service: service)], query.matches(item) {
+                    found.append(item)
+                }
+                continue
+            }
+            for item in items.values where query.matches(item) {
+                found.append(item)
+                if found.count == limit { break }
+            }
+        }
+        // Across groups, creation order decides, as it does for every backend.
+        if query.groups.count > 1 {
+            found.sort { $0.creationDate < $1.creationDate }
+        }
+        return found
+    }
+}

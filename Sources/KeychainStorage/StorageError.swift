@@ -1,0 +1,33 @@
+/// What a storage backend can fail with. The keychain core maps each case to a Keychain
+/// Services status; the messages never contain secret data.
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An item with this primary key exists already.
+    case duplicateItem(PrimaryKey)
+    /// The collection holding the items is locked; the caller cannot be prompted.
+    case locked(collection: String)
+    /// No storage is reachable; the message says what to start or install.
+    case unavailable(String)
+    /// The backend did not answer in time.
+    case timedOut(operation: String, seconds: Double)
+    /// A stored item could not be decoded (written by something else, or damaged).
+    case corruptItem(location: String, reason: String)
+    /// Any other failure of the underlying library, with its error domain, code and message.
+    case backend(domain: String, code: Int, message: String)
+
+    public var description: String {
+        switch self {
+        case .duplicateItem(let key):
+            "an item with \(key) already exists"
+        case .locked(let collection):
+            "the keyring collection '\(collection)' is locked and no prompt is allowed; unlock it (for the private keyring: `shared-keychain keyring start`)"
+        case .unavailable(let message):
+            message
+        case .timedOut(let operation, let seconds):
+            "the Secret Service did not answer '\(operation)' within \(seconds) s; is the daemon hung? (raise the limit with --timeout)"
+        case .corruptItem(let location, let reason):
+            "the stored item at \(location) cannot be read: \(reason)"
+        case .backend(let domain, let code, let message):
+            "\(domain) error \(code): \(message)"
+        }
+    }
+}

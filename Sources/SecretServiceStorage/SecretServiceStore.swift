@@ -1,0 +1,2 @@
+// Placeholder until the Secret Service backend lands.
+enum Placeholder {}
