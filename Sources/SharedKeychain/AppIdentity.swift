@@ -1,0 +1,53 @@
+/// One app as the keychain sees it: bundle ID, team, and the access groups it may use, in the
+/// order Keychain Services consults them: its `keychain-access-groups` entries, then its app ID
+/// (`<TEAMID>.<bundle id>`) as the implicit last group.
+public struct AppIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
+    public let bundleID: String
+    public let teamID: TeamIdentifier
+    /// The groups from the entitlement, in order, without the app ID.
+    public let keychainAccessGroups: [AccessGroup]
+
+    public init(bundleID: String, teamID: TeamIdentifier, keychainAccessGroups: [AccessGroup] = []) throws(AccessGroupError) {
+        guard AccessGroup.problem(with: bundleID) == nil, !bundleID.contains("_") else {
+            throw .invalidBundleID(bundleID)
+        }
+        if let foreign = keychainAccessGroups.first(where: { $0.teamID != teamID }) {
+            throw .foreignTeam(entry: foreign.rawValue, team: foreign.teamID.rawValue, appTeam: teamID.rawValue)
+        }
+        self.bundleID = bundleID
+        self.teamID = teamID
+        self.keychainAccessGroups = keychainAccessGroups
+    }
+
+    /// An identity whose groups come from an entitlements file; `source` names it in errors.
+    public init(bundleID: String, teamID: TeamIdentifier, entitlements: Entitlements, source: String) throws(EntitlementsError) {
+        do {
+            let groups = try entitlements.keychainAccessGroups.map { (entry) throws(AccessGroupError) in
+                try AccessGroup(entitlement: entry, teamID: teamID)
+            }
+            try self.init(bundleID: bundleID, teamID: teamID, keychainAccessGroups: groups)
+        } catch {
+            throw .invalidGroup(file: source, error)
+        }
+    }
+
+    /// The app ID, `<TEAMID>.<bundle id>`, which is also the app's last access group.
+    public var appIDGroup: AccessGroup {
+        // The initializer validated the bundle ID with the group identifier's rules.
+        AccessGroup(uncheckedTeamID: teamID, identifier: bundleID)
+    }
+
+    /// Every group the app may use, in Keychain Services' order; the first is where an add
+    /// without a group goes.
+    public var accessGroups: [AccessGroup] {
+        let appID = appIDGroup
+        return keychainAccessGroups.contains(appID) ? keychainAccessGroups : keychainAccessGroups + [appID]
+    }
+
+    /// Whether the app is entitled to the group spelled `rawValue`.
+    public func isEntitled(to rawValue: String) -> Bool {
+        accessGroups.contains { $0.rawValue == rawValue }
+    }
+
+    public var description: String { "\(bundleID) (team \(teamID))" }
+}

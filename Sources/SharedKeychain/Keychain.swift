@@ -1,0 +1,94 @@
+import Foundation
+
+/// One app's view of the shared keychain, with Keychain Services semantics for generic
+/// passwords:
+/// - an add without a group goes to the app's first group; naming a group the app is not
+///   entitled to is errSecMissingEntitlement, for every operation;
+/// - copy, update and delete without a group act on all the app's groups, and delete removes
+///   every match;
+/// - the primary key is account + service + group: a second add is errSecDuplicateItem.
+///
+/// It reproduces Apple faithfully, the dangerous parts included: any entitled app may delete a
+/// whole group, and nothing here stops it.
+public struct Keychain: Sendable {
+    public let app: AppIdentity
+    public let store: any ItemStore
+    private let now: @Sendable () -> Date
+
+    /// - Parameter now: the clock for creation and modification dates.
+    public init(app: AppIdentity, store: any ItemStore, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.app = app
+        self.store = store
+        self.now = now
+    }
+
+    /// `SecItemAdd`. Returns the item as stored.
+    @discardableResult
+    public func add(_ new: NewItem) throws(KeychainError) -> KeychainItem {
+        let group = try new.group.map { (group) throws(KeychainError) in try entitled(group) } ?? app.accessGroups[0].rawValue
+        let date = now()
+        let item = KeychainItem(
+            group: group, account: new.account, service: new.service, generic: new.generic, type: new.type,
+            label: new.label, creator: new.creator ?? app.bundleID,
+            creationDate: date, modificationDate: date, data: new.data)
+        do { try store.add(item) } catch { throw KeychainError(error) }
+        return item
+    }
+
+    /// `SecItemCopyMatching`: the first match, or every match with `.all`, in creation order.
+    /// Nothing found is errSecItemNotFound.
+    public func copyMatching(_ query: KeychainQuery, limit: MatchLimit = .one) throws(KeychainError) -> [KeychainItem] {
+        let scoped = try resolve(query)
+        let found: [KeychainItem]
+        do { found = try store.items(matching: scoped, limit: limit.count) } catch { throw KeychainError(error) }
+        guard !found.isEmpty else { throw .itemNotFound(query: query.description) }
+        return found
+    }
+
+    /// `SecItemCopyMatching` with `kSecMatchLimitOne`.
+    public func first(_ query: KeychainQuery) throws(KeychainError) -> KeychainItem {
+        // copyMatching never returns an empty array.
+        try copyMatching(query, limit: .one)[0]
+    }
+
+    /// `SecItemUpdate`: changes every match; returns how many changed.
+    @discardableResult
+    public func update(_ query: KeychainQuery, with change: ItemChange) throws(KeychainError) -> Int {
+        guard !change.isEmpty else { throw .invalidParameter("an update must set at least one attribute or the data") }
+        let scoped = try resolve(query)
+        let changed: Int
+        do { changed = try store.update(matching: scoped, with: change, at: now()) } catch { throw KeychainError(error) }
+        guard changed > 0 else { throw .itemNotFound(query: query.description) }
+        return changed
+    }
+
+    /// `SecItemDelete`: removes every match; returns how many. Nothing found is errSecItemNotFound.
+    @discardableResult
+    public func delete(_ query: KeychainQuery) throws(KeychainError) -> Int {
+        let scoped = try resolve(query)
+        let deleted: Int
+        do { deleted = try store.delete(matching: scoped) } catch { throw KeychainError(error) }
+        guard deleted > 0 else { throw .itemNotFound(query: query.description) }
+        return deleted
+    }
+
+    /// The storage query for `query`: its group checked against the app's entitlements, or all
+    /// the app's groups when it names none.
+    func resolve(_ query: KeychainQuery) throws(KeychainError) -> ItemQuery {
+        let groups = try query.group.map { (group) throws(KeychainError) in [try entitled(group)] }
+            ?? app.accessGroups.map(\.rawValue)
+        return ItemQuery(groups: groups, account: query.account, service: query.service, generic: query.generic, type: query.type)
+    }
+
+    /// `group` in full if the app is entitled to it; `$(AppIdentifierPrefix)` is expanded first.
+    func entitled(_ group: String) throws(KeychainError) -> String {
+        var full = group
+        for variable in AccessGroup.prefixVariables where full.hasPrefix(variable) {
+            full = app.teamID.rawValue + "." + full.dropFirst(variable.count)
+        }
+        guard app.isEntitled(to: full) else {
+            throw .missingEntitlement(group: group, app: app.bundleID, entitled: app.accessGroups.map(\.rawValue))
+        }
+        return full
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import SharedKeychain
+
+@Suite("Entitlements files and app identities")
+struct EntitlementsTests {
+    let team = try! TeamIdentifier("ABCDE12345")
+
+    func fixture(_ name: String) throws -> URL {
+        try #require(Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: "entitlements"))
+    }
+
+    @Test func readsXMLEntitlementsInOrder() throws {
+        let entitlements = try Entitlements(contentsOf: fixture("mail"))
+        #expect(entitlements.keychainAccessGroups == [
+            "$(AppIdentifierPrefix)com.microsoft.adalcache", "$(AppIdentifierPrefix)com.contoso.shared",
+        ])
+    }
+
+    @Test func readsBinaryPropertyLists() throws {
+        let binary = try PropertyListSerialization.data(
+            fromPropertyList: ["keychain-access-groups": ["$(AppIdentifierPrefix)com.microsoft.adalcache"]],
+            format: .binary, options: 0)
+        #expect(binary.starts(with: Array("bplist".utf8)))
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bin-\(UUID()).entitlements")
+        try binary.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(try Entitlements(contentsOf: url).keychainAccessGroups == ["$(AppIdentifierPrefix)com.microsoft.adalcache"])
+    }
+
+    @Test func identityOrdersGroupsThenAppID() throws {
+        let url = try fixture("mail")
+        let app = try AppIdentity(bundleID: "com.contoso.mail", teamID: team, entitlements: Entitlements(contentsOf: url), source: url.path)
+        #expect(app.accessGroups.map(\.rawValue) == [
+            "ABCDE12345.com.microsoft.adalcache", "ABCDE12345.com.contoso.shared", "ABCDE12345.com.contoso.mail",
+        ])
+        #expect(app.appIDGroup.rawValue == "ABCDE12345.com.contoso.mail")
+        #expect(app.isEntitled(to: "ABCDE12345.com.contoso.shared"))
+        #expect(!app.isEntitled(to: "com.contoso.shared"))
+        #expect(!app.isEntitled(to: ""))
+    }
+
+    @Test func appIDListedExplicitlyIsNotRepeated() throws {
+        let app = try AppIdentity(
+            bundleID: "com.contoso.mail", teamID: team,
+            entitlements: Entitlements(keychainAccessGroups: ["$(AppIdentifierPrefix)com.contoso.mail", "$(AppIdentifierPrefix)x.y"]),
+            source: "inline")
+        #expect(app.accessGroups.map(\.rawValue) == ["ABCDE12345.com.contoso.mail", "ABCDE12345.x.y"])
+    }
+
+    @Test func appWithoutEntitlementsHasOnlyItsAppID() throws {
+        let app = try AppIdentity(bundleID: "com.contoso.notes", teamID: team)
+        #expect(app.accessGroups.map(\.rawValue) == ["ABCDE12345.com.contoso.notes"])
+    }
+
+    @Test(arguments: ["", "com contoso", "com..contoso", "com_contoso.mail"])
+    func rejectsBadBundleIDs(_ bundleID: String) {
+        #expect(throws: AccessGroupError.invalidBundleID(bundleID)) { try AppIdentity(bundleID: bundleID, teamID: team) }
+    }
+
+    @Test func missingKeyNamesFileAndKey() throws {
+        let url = try fixture("no-groups")
+        let error = #expect(throws: EntitlementsError.self) { try Entitlements(contentsOf: url) }
+        #expect(error == .missingKey(file: url.path, key: "keychain-access-groups"))
+        #expect(error?.description.contains(url.path) == true)
+    }
+
+    @Test func wrongTypeSaysWhatWasFound() throws {
+        let url = try fixture("wrong-type")
+        let error = #expect(throws: EntitlementsError.self) { try Entitlements(contentsOf: url) }
+        #expect(error == .wrongType(file: url.path, key: "keychain-access-groups", expected: "an array of strings", found: "a string"))
+    }
+
+    @Test func nonStringEntryIsWrongType() throws {
+        let data = try PropertyListSerialization.data(
+            fromPropertyList: ["keychain-access-groups": ["$(AppIdentifierPrefix)a.b", 42]], format: .xml, options: 0)
+        #expect(throws: EntitlementsError.wrongType(file: "x.plist", key: "keychain-access-groups[1]", expected: "a string", found: "a number")) {
+            try Entitlements(propertyList: data, source: "x.plist")
+        }
+    }
+
+    @Test func unreadableFilesNameTheFile() throws {
+        let garbage = try fixture("garbage")
+        let error = #expect(throws: EntitlementsError.self) { try Entitlements(contentsOf: garbage) }
+        guard case .unreadable(let file, _) = error else { Issue.record("expected unreadable, got \(String(describing: error))"); return }
+        #expect(file == garbage.path)
+
+        let missing = URL(fileURLWithPath: "/nonexistent/app.entitlements")
+        let missingError = #expect(throws: EntitlementsError.self) { try Entitlements(contentsOf: missing) }
+        #expect(missingError?.description.contains("/nonexistent/app.entitlements") == true)
+    }
+
+    @Test func malformedGroupInFileNamesFileAndEntry() {
+        let error = #expect(throws: EntitlementsError.self) {
+            try AppIdentity(bundleID: "com.contoso.mail", teamID: team,
+                            entitlements: Entitlements(keychainAccessGroups: ["$(AppIdentifierPrefix)bad group"]), source: "app.entitlements")
+        }
+        #expect(error?.description.contains("app.entitlements") == true)
+        #expect(error?.description.contains("'$(AppIdentifierPrefix)bad group'") == true)
+    }
+
+    @Test func writesWhatItReads() throws {
+        let entitlements = Entitlements(keychainAccessGroups: ["$(AppIdentifierPrefix)a.b", "$(AppIdentifierPrefix)c.d"])
+        #expect(try Entitlements(propertyList: entitlements.propertyListData(), source: "round trip") == entitlements)
+    }
+}

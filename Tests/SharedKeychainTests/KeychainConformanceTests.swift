@@ -1,0 +1,261 @@
+import Foundation
+import Testing
+@testable import SharedKeychain
+
+/// Keychain Services semantics, run unchanged against every storage backend.
+@Suite("Keychain conformance")
+struct KeychainConformanceTests {
+    /// Three apps of one team, like a suite: mail and calendar share the MSAL group; notes is
+    /// not entitled to it. Each test gets its own team ID, so tests never see each other's items.
+    struct Suite {
+        let team: TeamIdentifier
+        let mail: Keychain
+        let calendar: Keychain
+        let notes: Keychain
+        let shared: String
+        let extra: String
+
+        init(_ backend: Backend) throws {
+            team = try TeamIdentifier(Backend.uniqueTeamID())
+            let store = try backend.makeStore()
+            let cache = "$(AppIdentifierPrefix)com.microsoft.adalcache"
+            let contoso = "$(AppIdentifierPrefix)com.contoso.shared"
+            shared = "\(team.rawValue).com.microsoft.adalcache"
+            extra = "\(team.rawValue).com.contoso.shared"
+            mail = Keychain(app: try AppIdentity(bundleID: "com.contoso.mail", teamID: team,
+                                                  entitlements: Entitlements(keychainAccessGroups: [cache, contoso]), source: "mail"), store: store)
+            calendar = Keychain(app: try AppIdentity(bundleID: "com.contoso.calendar", teamID: team,
+                                                      entitlements: Entitlements(keychainAccessGroups: [cache]), source: "calendar"), store: store)
+            notes = Keychain(app: try AppIdentity(bundleID: "com.contoso.notes", teamID: team), store: store)
+        }
+    }
+
+    func token(_ account: String = "alice", service: String = "refreshtoken-client--", group: String? = nil, data: String = "secret-1") -> NewItem {
+        NewItem(account: account, service: service, group: group, data: Data(data.utf8))
+    }
+
+    @Test(arguments: Backend.all)
+    func addWithoutGroupGoesToFirstGroupAndIsSharedWithSiblings(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let added = try suite.mail.add(token())
+        #expect(added.group == suite.shared)
+        #expect(added.creator == "com.contoso.mail")
+        let seen = try suite.calendar.first(KeychainQuery(account: "alice"))
+        #expect(seen.data == Data("secret-1".utf8))
+        #expect(seen.group == suite.shared)
+        #expect(seen.creator == "com.contoso.mail")
+    }
+
+    @Test(arguments: Backend.all)
+    func appWithoutEntitlementCannotReachTheGroup(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.add(token())
+        let shared = suite.shared
+        let refusals: [KeychainError?] = [
+            #expect(throws: KeychainError.self) { try suite.notes.copyMatching(KeychainQuery(group: shared)) },
+            #expect(throws: KeychainError.self) { try suite.notes.add(self.token(group: shared)) },
+            #expect(throws: KeychainError.self) { try suite.notes.update(KeychainQuery(group: shared), with: ItemChange(data: Data())) },
+            #expect(throws: KeychainError.self) { try suite.notes.delete(KeychainQuery(group: shared)) },
+        ]
+        #expect(refusals.map { $0?.status } == Array(repeating: .missingEntitlement, count: 4))
+        #expect(KeychainStatus.missingEntitlement.rawValue == -34018)
+        // Without a group, notes searches only its own groups: nothing there.
+        #expect(throws: KeychainError.itemNotFound(query: "account 'alice', in any of the app's groups")) {
+            try suite.notes.copyMatching(KeychainQuery(account: "alice"))
+        }
+        #expect(try suite.calendar.first(KeychainQuery(account: "alice")).data == Data("secret-1".utf8))
+    }
+
+    @Test(arguments: Backend.all)
+    func emptyGroupIsMissingEntitlement(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let error = #expect(throws: KeychainError.self) { try suite.mail.add(token(group: "")) }
+        #expect(error?.status == .missingEntitlement)
+    }
+
+    @Test(arguments: Backend.all)
+    func primaryKeyIsAccountServiceAndGroup(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.add(token())
+        // Generic, type and label are not part of the key.
+        var again = token(data: "secret-2")
+        again.generic = Data("other".utf8)
+        again.type = 2002
+        again.label = "another label"
+        let error = #expect(throws: KeychainError.self) { try suite.mail.add(again) }
+        #expect(error?.status == .duplicateItem)
+        #expect(error?.status.rawValue == -25299)
+        // Another app in the group collides too: the key has no app in it.
+        #expect(throws: KeychainError.self) { try suite.calendar.add(self.token()) }
+        // Same account and service in another group is another item.
+        try suite.mail.add(token(group: suite.extra, data: "secret-2"))
+        try suite.mail.add(token(service: "idtoken-client-realm-"))
+        #expect(try suite.mail.copyMatching(KeychainQuery(account: "alice"), limit: .all).count == 3)
+        // The first add's value survived the refused ones.
+        #expect(try suite.mail.first(KeychainQuery(group: suite.shared, account: "alice", service: "refreshtoken-client--")).data == Data("secret-1".utf8))
+    }
+
+    @Test(arguments: Backend.all)
+    func copyMatchingHonoursMatchLimitAndOrder(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        for index in 0..<5 {
+            try suite.mail.add(token("user\(index)", group: index.isMultiple(of: 2) ? suite.shared : suite.extra, data: "v\(index)"))
+        }
+        let one = try suite.mail.copyMatching(KeychainQuery(service: "refreshtoken-client--"))
+        #expect(one.count == 1)
+        let all = try suite.mail.copyMatching(KeychainQuery(service: "refreshtoken-client--"), limit: .all)
+        #expect(all.map(\.account) == ["user0", "user1", "user2", "user3", "user4"])
+        #expect(one.first?.account == "user0")
+        let inExtra = try suite.mail.copyMatching(KeychainQuery(group: suite.extra), limit: .all)
+        #expect(inExtra.map(\.account) == ["user1", "user3"])
+        // Calendar is entitled only to the shared group, so it sees three of them.
+        #expect(try suite.calendar.copyMatching(.all(), limit: .all).map(\.account) == ["user0", "user2", "user4"])
+    }
+
+    @Test(arguments: Backend.all)
+    func matchesOnGenericAndType(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        var accessToken = token(service: "accesstoken-c-r-t")
+        accessToken.generic = Data("accesstoken-c-r".utf8)
+        accessToken.type = 2001
+        var refreshToken = token(service: "refreshtoken-c--")
+        refreshToken.generic = Data("refreshtoken-c-".utf8)
+        refreshToken.type = 2002
+        try suite.mail.add(accessToken)
+        try suite.mail.add(refreshToken)
+        #expect(try suite.mail.copyMatching(KeychainQuery(type: 2002), limit: .all).map(\.service) == ["refreshtoken-c--"])
+        #expect(try suite.mail.copyMatching(KeychainQuery(generic: Data("accesstoken-c-r".utf8)), limit: .all).map(\.type) == [2001])
+        #expect(throws: KeychainError.self) { try suite.mail.copyMatching(KeychainQuery(type: 3001)) }
+    }
+
+    @Test(arguments: Backend.all)
+    func dataIsBinarySafe(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let bytes = Data((0...255).map { UInt8($0) } + [0, 0, 10, 13])
+        try suite.mail.add(NewItem(account: "bin", service: "bytes", generic: Data([0, 255, 1]), data: bytes))
+        let item = try suite.calendar.first(KeychainQuery(account: "bin"))
+        #expect(item.data == bytes)
+        #expect(item.generic == Data([0, 255, 1]))
+        try suite.mail.add(NewItem(account: "empty", service: "bytes", data: Data()))
+        #expect(try suite.mail.first(KeychainQuery(account: "empty")).data.isEmpty)
+    }
+
+    @Test(arguments: Backend.all)
+    func updateChangesDataAndKeepsCreationDate(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let added = try suite.mail.add(token())
+        let count = try suite.calendar.update(KeychainQuery(account: "alice"), with: ItemChange(label: "rotated", data: Data("secret-2".utf8)))
+        #expect(count == 1)
+        let updated = try suite.mail.first(KeychainQuery(account: "alice"))
+        #expect(updated.data == Data("secret-2".utf8))
+        #expect(updated.label == "rotated")
+        #expect(updated.creationDate == added.creationDate)
+        #expect(updated.modificationDate >= added.modificationDate)
+        #expect(updated.creator == "com.contoso.mail")
+    }
+
+    @Test(arguments: Backend.all)
+    func updateThatWouldDuplicateAKeyChangesNothing(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.add(token("alice"))
+        try suite.mail.add(token("bob", data: "bob-secret"))
+        let error = #expect(throws: KeychainError.self) {
+            try suite.mail.update(KeychainQuery(account: "bob"), with: ItemChange(account: "alice"))
+        }
+        #expect(error?.status == .duplicateItem)
+        #expect(try suite.mail.first(KeychainQuery(account: "bob")).data == Data("bob-secret".utf8))
+        // Two items renamed onto one key is refused too.
+        #expect(throws: KeychainError.self) { try suite.mail.update(KeychainQuery(service: "refreshtoken-client--"), with: ItemChange(account: "carol")) }
+        #expect(try suite.mail.copyMatching(.all(), limit: .all).map(\.account).sorted() == ["alice", "bob"])
+        // A rename to a free key works and keeps the data.
+        try suite.mail.update(KeychainQuery(account: "bob"), with: ItemChange(account: "carol"))
+        #expect(try suite.mail.first(KeychainQuery(account: "carol")).data == Data("bob-secret".utf8))
+        #expect(throws: KeychainError.self) { try suite.mail.first(KeychainQuery(account: "bob")) }
+    }
+
+    @Test(arguments: Backend.all)
+    func updateStatuses(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        #expect(throws: KeychainError.invalidParameter("an update must set at least one attribute or the data")) {
+            try suite.mail.update(KeychainQuery(account: "alice"), with: ItemChange())
+        }
+        let error = #expect(throws: KeychainError.self) { try suite.mail.update(KeychainQuery(account: "nobody"), with: ItemChange(data: Data())) }
+        #expect(error?.status == .itemNotFound)
+        #expect(error?.status.rawValue == -25300)
+    }
+
+    @Test(arguments: Backend.all)
+    func ungroupedDeleteEmptiesEveryGroupTheAppReaches(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.add(token("alice", group: suite.shared))
+        try suite.mail.add(token("alice", group: suite.extra))
+        try suite.mail.add(token("bob", group: suite.shared))
+        try suite.notes.add(token("alice"))
+        // Calendar reaches only the shared group.
+        #expect(try suite.calendar.delete(KeychainQuery(account: "alice")) == 1)
+        #expect(try suite.mail.copyMatching(KeychainQuery(account: "alice"), limit: .all).map(\.group) == [suite.extra])
+        // Mail's ungrouped delete of everything takes both of its groups, and nothing of notes'.
+        #expect(try suite.mail.delete(.all()) == 2)
+        #expect(throws: KeychainError.self) { try suite.mail.copyMatching(.all()) }
+        #expect(try suite.notes.first(.all()).group == "\(suite.team.rawValue).com.contoso.notes")
+        let again = #expect(throws: KeychainError.self) { try suite.mail.delete(.all()) }
+        #expect(again?.status == .itemNotFound)
+    }
+
+    @Test(arguments: Backend.all)
+    func anyEntitledAppMayWipeTheWholeGroup(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        for index in 0..<20 { try suite.mail.add(token("user\(index)", data: "s\(index)")) }
+        try suite.mail.add(token(group: suite.extra))
+        // The hazard: calendar did not write these, and deletes all of them anyway.
+        #expect(try suite.calendar.delete(KeychainQuery(group: suite.shared)) == 20)
+        #expect(throws: KeychainError.self) { try suite.mail.copyMatching(KeychainQuery(group: suite.shared)) }
+        #expect(try suite.mail.copyMatching(KeychainQuery(group: suite.extra), limit: .all).count == 1)
+        // The group works again afterwards.
+        try suite.mail.add(token())
+        #expect(try suite.calendar.copyMatching(.all(), limit: .all).count == 1)
+    }
+
+    @Test(arguments: Backend.all)
+    func groupsOfAnotherTeamAreOutOfReach(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.add(token())
+        // A rival team with a group of the same identifier sees nothing of ours.
+        let rivalTeam = try TeamIdentifier(Backend.uniqueTeamID())
+        let rival = Keychain(app: try AppIdentity(bundleID: "com.rival.app", teamID: rivalTeam,
+                                                   entitlements: Entitlements(keychainAccessGroups: ["$(AppIdentifierPrefix)com.microsoft.adalcache"]), source: "rival"),
+                             store: suite.mail.store)
+        #expect(throws: KeychainError.self) { try rival.copyMatching(.all()) }
+        let error = #expect(throws: KeychainError.self) { try rival.delete(KeychainQuery(group: suite.shared)) }
+        #expect(error?.status == .missingEntitlement)
+        #expect(try suite.mail.first(.all()).account == "alice")
+    }
+
+    @Test(arguments: Backend.all)
+    func concurrentAddsOfOneKeyLetExactlyOneWin(_ backend: Backend) async throws {
+        let suite = try Suite(backend)
+        let apps = [suite.mail, suite.calendar]
+        let outcomes = await withTaskGroup(of: KeychainStatus.self) { group in
+            for index in 0..<16 {
+                let app = apps[index % 2]
+                group.addTask {
+                    do {
+                        try app.add(NewItem(account: "race", service: "s", data: Data("\(index)".utf8)))
+                        return .success
+                    } catch let error as KeychainError { return error.status } catch { return .io }
+                }
+            }
+            return await group.reduce(into: [KeychainStatus]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 == .success }.count == 1)
+        #expect(outcomes.filter { $0 == .duplicateItem }.count == 15)
+        #expect(try suite.mail.copyMatching(KeychainQuery(account: "race"), limit: .all).count == 1)
+    }
+
+    @Test(arguments: Backend.all)
+    func groupSpelledWithTheBuildVariableIsExpanded(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.add(token(group: "$(AppIdentifierPrefix)com.contoso.shared"))
+        #expect(try suite.mail.first(KeychainQuery(group: suite.extra)).account == "alice")
+    }
+}
