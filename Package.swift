@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "SharedKeychain", targets: ["SharedKeychain"]),
+        .library(name: "TokenCache", targets: ["TokenCache"]),
         .library(name: "KeychainStorage", targets: ["KeychainStorage"]),
         .library(name: "SecretServiceStorage", targets: ["SecretServiceStorage"]),
         .executable(name: "shared-keychain", targets: ["shared-keychain"]),
@@ -16,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // Layer 0: the C library, found through pkg-config.
@@ -45,6 +48,24 @@ let package = Package(
             dependencies: ["KeychainStorage"],
             swiftSettings: strict
         ),
+        // Layer 3: the MSAL-layout token cache of a shared group.
+        .target(
+            name: "TokenCache",
+            dependencies: ["SharedKeychain"],
+            swiftSettings: strict
+        ),
+        // Layer 4: suites of apps as they are configured (manifest, plists, registration rules).
+        .target(
+            name: "SuiteManifest",
+            dependencies: ["SharedKeychain", .product(name: "Yams", package: "Yams")],
+            swiftSettings: strict
+        ),
+        // Layer 4: load generation across simulated apps, in threads or processes.
+        .target(
+            name: "LoadGeneration",
+            dependencies: ["SharedKeychain", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            swiftSettings: strict
+        ),
         // The CLI: parses arguments and prints; the logic lives in the libraries.
         .executableTarget(
             name: "shared-keychain",
@@ -52,6 +73,8 @@ let package = Package(
                 "SharedKeychain",
                 "KeychainStorage",
                 "SecretServiceStorage",
+                "TokenCache",
+                "LoadGeneration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -73,6 +96,22 @@ let package = Package(
             name: "SharedKeychainTests",
             dependencies: ["SharedKeychain", "KeychainStorage", "SecretServiceStorage", "KeychainTestSupport"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "TokenCacheTests",
+            dependencies: ["TokenCache", "SharedKeychain", "KeychainTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SuiteManifestTests",
+            dependencies: ["SuiteManifest", "SharedKeychain"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "LoadGenerationTests",
+            dependencies: ["LoadGeneration", "SharedKeychain", "KeychainTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -45,6 +45,13 @@ public struct Keychain: Sendable {
         return found
     }
 
+    /// Every match in creation order; an empty array when nothing matches (a listing, where
+    /// "none" is an answer rather than an error).
+    public func copyAll(_ query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {
+        let scoped = try resolve(query)
+        do { return try store.items(matching: scoped, limit: nil) } catch { throw KeychainError(error) }
+    }
+
     /// `SecItemCopyMatching` with `kSecMatchLimitOne`.
     public func first(_ query: KeychainQuery) throws(KeychainError) -> KeychainItem {
         // copyMatching never returns an empty array.

@@ -1,10 +1,15 @@
 import Foundation
 import KeychainStorage
+import KeychainTestSupport
 import Synchronization
+import Testing
 
-/// The storage backends the conformance suite runs against.
+/// The storage backends the conformance suite runs against: memory, and a private
+/// gnome-keyring (started by the test process itself) in both collection layouts.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case memory
+    case secretService
+    case secretServicePerGroup
 
     static let all = allCases
 
@@ -13,6 +18,8 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func makeStore() throws -> any ItemStore {
         switch self {
         case .memory: InMemoryStore()
+        case .secretService: try TestKeyring.store(.defaultCollection)
+        case .secretServicePerGroup: try TestKeyring.store(.collectionPerGroup)
         }
     }
 
@@ -25,5 +32,3 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
         return "T" + String(format: "%04d%05d", pid, serial)
     }
 }
-
-import Testing

@@ -1,0 +1,69 @@
+import SharedKeychain
+
+/// Whether the keychain kept every acknowledged change of a run, worked out from the apps'
+/// journals and one listing of the group afterwards.
+///
+/// Each key has one writer (its app), so its journal is in order. For the last acknowledged
+/// change of a key:
+/// - a write of version v: the item must hold v, or be gone because a wipe ended after the
+///   write began; an older version, or absence without such a wipe, is a **lost update**;
+/// - a delete: the item must be absent; an item holding an acknowledged version is
+///   **resurrected**.
+/// A version newer than any acknowledged one came from a call that failed (a timeout, say)
+/// after it took effect: counted apart, as unacknowledged.
+public struct ConsistencyReport: Sendable, Codable, Hashable {
+    public var keysChecked = 0
+    public var itemsPresent = 0
+    public var lostUpdates = 0
+    public var resurrectedItems = 0
+    public var unacknowledgedWrites = 0
+    /// Items in the group that no simulated app could have written.
+    public var foreignItems = 0
+
+    public var isConsistent: Bool { lostUpdates == 0 && resurrectedItems == 0 && foreignItems == 0 }
+
+    public init() {}
+
+    public init(journals: [Int: [JournalEntry]], finalItems: [KeychainItem], configuration: LoadConfiguration) {
+        var present: [Int: [Int: Int]] = [:]
+        for item in finalItems {
+            guard item.service == LoadConfiguration.service, let value = ItemValue(decoding: item.data),
+                  item.account == LoadConfiguration.account(app: value.app, key: value.key)
+            else {
+                foreignItems += 1
+                continue
+            }
+            present[value.app, default: [:]][value.key] = value.version
+        }
+        itemsPresent = finalItems.count - foreignItems
+        let wipes = journals.values.flatMap { $0.filter { $0.kind == .wipe } }
+        for app in 0..<configuration.apps {
+            var last: [Int: JournalEntry] = [:]
+            var highestAcknowledged: [Int: Int] = [:]
+            for entry in journals[app] ?? [] where entry.kind != .wipe {
+                last[entry.key] = entry
+                if entry.kind == .write { highestAcknowledged[entry.key] = max(highestAcknowledged[entry.key] ?? 0, entry.version) }
+            }
+            for key in 0..<configuration.itemsPerApp {
+                keysChecked += 1
+                let found = present[app]?[key]
+                let acknowledged = highestAcknowledged[key] ?? 0
+                switch (last[key], found) {
+                case (nil, nil):
+                    break
+                case (nil, .some):
+                    unacknowledgedWrites += 1
+                case (let entry?, nil) where entry.kind == .write:
+                    if !wipes.contains(where: { $0.end > entry.start }) { lostUpdates += 1 }
+                case (let entry?, let version?) where entry.kind == .write:
+                    if version < entry.version { lostUpdates += 1 } else if version > entry.version { unacknowledgedWrites += 1 }
+                case (_, let version?):
+                    // The last acknowledged change was a delete.
+                    if version <= acknowledged { resurrectedItems += 1 } else { unacknowledgedWrites += 1 }
+                default:
+                    break
+                }
+            }
+        }
+    }
+}

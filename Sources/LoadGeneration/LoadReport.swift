@@ -1,0 +1,79 @@
+import Foundation
+import Histogram
+
+/// The result of one load run: per-operation throughput and latency, errors by status, and
+/// the consistency check.
+public struct LoadReport: Sendable, Codable, Hashable {
+    public enum Mode: String, Sendable, Codable, Hashable {
+        case processes, threads
+    }
+
+    public var configuration: LoadConfiguration
+    public var mode: Mode
+    /// The storage: `memory`, `secret-service`.
+    public var backend: String
+    /// Length of the measured phase, first call to last, in seconds.
+    public var seconds: Double
+    public var operations: [OperationStatistics]
+    public var totalOperations: Int
+    public var throughput: Double
+    /// Latency over all operations, in microseconds.
+    public var overall: OperationStatisticsSummary
+    public var errorsByStatus: [String: Int]
+    public var unexpectedErrors: Int
+    public var consistency: ConsistencyReport
+
+    /// True when nothing was lost and nothing failed unexpectedly.
+    public var passed: Bool { unexpectedErrors == 0 && consistency.isConsistent }
+
+    public init(configuration: LoadConfiguration, mode: Mode, backend: String, results: [WorkerResult], consistency: ConsistencyReport) {
+        self.configuration = configuration
+        self.mode = mode
+        self.backend = backend
+        let start = results.map(\.measuredStart).min() ?? 0
+        let end = results.map(\.measuredEnd).max() ?? 0
+        seconds = end > start ? Double(end - start) / 1e9 : 0
+        var merged: [LoadOperation: Histogram<UInt64>] = [:]
+        var all = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+        var expected: [LoadOperation: [String: Int]] = [:]
+        var errors: [LoadOperation: [String: Int]] = [:]
+        for result in results {
+            for (operation, histogram) in result.latencies {
+                if merged[operation] == nil { merged[operation] = histogram } else { merged[operation]?.add(histogram) }
+                all.add(histogram)
+            }
+            for (operation, counts) in result.expectedOutcomes { expected[operation, default: [:]].merge(counts, uniquingKeysWith: +) }
+            for (operation, counts) in result.errors { errors[operation, default: [:]].merge(counts, uniquingKeysWith: +) }
+        }
+        let seconds = seconds
+        operations = merged.keys.sorted().compactMap { operation in
+            merged[operation].map {
+                OperationStatistics(operation: operation, histogram: $0, seconds: seconds,
+                                    expected: expected[operation] ?? [:], errors: errors[operation] ?? [:])
+            }
+        }
+        totalOperations = Int(all.totalCount)
+        throughput = seconds > 0 ? Double(all.totalCount) / seconds : 0
+        overall = OperationStatisticsSummary(all)
+        errorsByStatus = errors.values.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) }
+        unexpectedErrors = errorsByStatus.values.reduce(0, +)
+        self.consistency = consistency
+    }
+}
+
+/// Percentiles over every operation of a run, in microseconds.
+public struct OperationStatisticsSummary: Sendable, Codable, Hashable {
+    public var p50: Double
+    public var p90: Double
+    public var p99: Double
+    public var p999: Double
+    public var max: Double
+
+    init(_ histogram: Histogram<UInt64>) {
+        p50 = Double(histogram.valueAtPercentile(50)) / 1000
+        p90 = Double(histogram.valueAtPercentile(90)) / 1000
+        p99 = Double(histogram.valueAtPercentile(99)) / 1000
+        p999 = Double(histogram.valueAtPercentile(99.9)) / 1000
+        max = Double(histogram.max) / 1000
+    }
+}

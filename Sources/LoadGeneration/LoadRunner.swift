@@ -1,0 +1,64 @@
+import Foundation
+import SharedKeychain
+import Synchronization
+
+/// Runs a load: empties the shared group, lets the simulated apps loose (as threads of this
+/// process, or as processes of their own through a ``WorkerFleet``), then lists the group
+/// once and checks that every acknowledged change is there.
+public struct LoadRunner: Sendable {
+    public let configuration: LoadConfiguration
+    /// This process's view of the storage, for setting up and checking.
+    public let store: any ItemStore
+
+    public init(configuration: LoadConfiguration, store: any ItemStore) throws(LoadError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.store = store
+    }
+
+    /// Runs every app as a thread of this process; `progress` is called about five times a
+    /// second with the number of calls finished so far.
+    public func runInThreads(progress: @Sendable (Int) -> Void = { _ in }) throws -> LoadReport {
+        try emptyGroup()
+        let workers = try (0..<configuration.apps).map { try LoadWorker(app: $0, configuration: configuration, store: store) }
+        let finished = ProgressCounter()
+        let results = Mutex<[WorkerResult]>([])
+        let group = DispatchGroup()
+        for worker in workers {
+            group.enter()
+            // A thread per app: the calls block, and the cooperative pool has only a few threads.
+            let thread = Thread {
+                let result = worker.run(progress: finished)
+                results.withLock { $0.append(result) }
+                group.leave()
+            }
+            thread.start()
+        }
+        while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            progress(finished.value)
+        }
+        progress(finished.value)
+        return try report(results.withLock { $0 }, mode: .threads)
+    }
+
+    /// Runs every app as its own process, launched by `fleet`.
+    public func runInProcesses(fleet: WorkerFleet, progress: @Sendable (Int) -> Void = { _ in }) throws -> LoadReport {
+        try emptyGroup()
+        let results = try fleet.run(configuration: configuration, progress: progress)
+        return try report(results, mode: .processes)
+    }
+
+    private func emptyGroup() throws {
+        let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)
+        do { try keychain.delete(.all(in: configuration.group)) } catch .itemNotFound {}
+    }
+
+    private func report(_ results: [WorkerResult], mode: LoadReport.Mode) throws -> LoadReport {
+        let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)
+        let finalItems = try keychain.copyAll(.all(in: configuration.group))
+        let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal) })
+        let consistency = ConsistencyReport(journals: journals, finalItems: finalItems, configuration: configuration)
+        return LoadReport(configuration: configuration, mode: mode, backend: store.name,
+                          results: results.sorted { $0.app < $1.app }, consistency: consistency)
+    }
+}

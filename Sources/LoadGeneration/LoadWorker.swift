@@ -1,0 +1,120 @@
+import Foundation
+import SharedKeychain
+
+/// One simulated app: draws operations from the mix and runs them against its own view of
+/// the keychain, timing each call and journaling every acknowledged change.
+public struct LoadWorker: Sendable {
+    public let app: Int
+    public let configuration: LoadConfiguration
+    public let keychain: Keychain
+
+    public init(app: Int, configuration: LoadConfiguration, store: any ItemStore) throws {
+        self.app = app
+        self.configuration = configuration
+        self.keychain = Keychain(app: try configuration.identity(ofApp: app), store: store)
+    }
+
+    /// Runs the warm-up and the measured phase from now; `progress` counts every finished call.
+    public func run(progress: ProgressCounter? = nil) -> WorkerResult {
+        var result = WorkerResult(app: app)
+        var random = SeededGenerator(seed: configuration.seed &+ UInt64(app))
+        var versions = [Int](repeating: 0, count: configuration.itemsPerApp)
+        let start = MonotonicClock.now()
+        let measureFrom = start + UInt64(configuration.warmup * 1e9)
+        let measureUntil = measureFrom + UInt64(configuration.duration * 1e9)
+        var measured = 0
+        while true {
+            let now = MonotonicClock.now()
+            if let operations = configuration.operations {
+                if measured >= operations { break }
+            } else if now >= measureUntil {
+                break
+            }
+            let operation = configuration.mix.operation(for: Int(random.next() % 100))
+            let callStart = MonotonicClock.now()
+            let outcome = perform(operation, random: &random, versions: &versions)
+            let callEnd = MonotonicClock.now()
+            if callStart >= measureFrom {
+                measured += 1
+                result.record(operation, nanoseconds: callEnd - callStart, start: callStart, end: callEnd)
+                switch outcome {
+                case .done: break
+                case .expected(let status): result.expectedOutcomes[operation, default: [:]][status.name, default: 0] += 1
+                case .failed(let status): result.errors[operation, default: [:]][status.name, default: 0] += 1
+                }
+            }
+            if case .failed = outcome {} else if let entry = outcome.journal(start: callStart, end: callEnd) {
+                result.journal.append(entry)
+            }
+            progress?.increment()
+        }
+        return result
+    }
+
+    private enum Outcome {
+        case done(JournalEntry.Kind?, key: Int, version: Int)
+        case expected(KeychainStatus)
+        case failed(KeychainStatus)
+
+        func journal(start: UInt64, end: UInt64) -> JournalEntry? {
+            guard case .done(let kind?, let key, let version) = self else { return nil }
+            return JournalEntry(kind: kind, key: key, version: version, start: start, end: end)
+        }
+
+        static let done = Outcome.done(nil, key: 0, version: 0)
+    }
+
+    private func perform(_ operation: LoadOperation, random: inout SeededGenerator, versions: inout [Int]) -> Outcome {
+        let group = configuration.group
+        let key = Int(random.next() % UInt64(configuration.itemsPerApp))
+        let account = LoadConfiguration.account(app: app, key: key)
+        let own = KeychainQuery(group: group, account: account, service: LoadConfiguration.service)
+        do {
+            switch operation {
+            case .read:
+                let owner = Int(random.next() % UInt64(configuration.apps))
+                let other = Int(random.next() % UInt64(configuration.itemsPerApp))
+                _ = try keychain.copyMatching(KeychainQuery(group: group, account: LoadConfiguration.account(app: owner, key: other),
+                                                            service: LoadConfiguration.service))
+                return .done
+            case .write:
+                versions[key] += 1
+                let data = ItemValue(app: app, key: key, version: versions[key]).encoded(size: configuration.valueSize)
+                try upsert(own, account: account, data: data)
+                return .done(.write, key: key, version: versions[key])
+            case .update:
+                versions[key] += 1
+                let data = ItemValue(app: app, key: key, version: versions[key]).encoded(size: configuration.valueSize)
+                try keychain.update(own, with: ItemChange(data: data))
+                return .done(.write, key: key, version: versions[key])
+            case .remove:
+                do { try keychain.delete(own) } catch .itemNotFound {}
+                return .done(.delete, key: key, version: versions[key])
+            case .list:
+                _ = try keychain.copyMatching(.all(in: group), limit: .all)
+                return .done
+            case .wipe:
+                do { try keychain.delete(.all(in: group)) } catch .itemNotFound {}
+                return .done(.wipe, key: 0, version: 0)
+            }
+        } catch .itemNotFound {
+            return .expected(.itemNotFound)
+        } catch {
+            return .failed(error.status)
+        }
+    }
+
+    /// Update, then add when absent, then update again if another writer added in between:
+    /// how the MSAL SDKs write.
+    private func upsert(_ query: KeychainQuery, account: String, data: Data) throws(KeychainError) {
+        do {
+            try keychain.update(query, with: ItemChange(data: data))
+        } catch .itemNotFound {
+            do {
+                try keychain.add(NewItem(account: account, service: LoadConfiguration.service, group: configuration.group, data: data))
+            } catch .duplicateItem {
+                try keychain.update(query, with: ItemChange(data: data))
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+/// The share of each operation in a run, in percent, e.g. `read=70,write=20,remove=10`.
+public struct OperationMix: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Percent per operation; they add up to 100.
+    public let percentages: [LoadOperation: Int]
+    /// Operations in order with their cumulative upper bounds (0..<100), for drawing.
+    private let thresholds: [(LoadOperation, Int)]
+
+    public init(_ percentages: [LoadOperation: Int]) throws(LoadError) {
+        guard percentages.values.allSatisfy({ $0 >= 0 }) else { throw .invalidMix("percentages cannot be negative") }
+        let total = percentages.values.reduce(0, +)
+        guard total == 100 else { throw .invalidMix("the percentages add up to \(total), not 100") }
+        self.percentages = percentages.filter { $0.value > 0 }
+        var running = 0
+        thresholds = LoadOperation.allCases.compactMap { operation in
+            guard let share = percentages[operation], share > 0 else { return nil }
+            running += share
+            return (operation, running)
+        }
+    }
+
+    /// Parses `read=70,write=20,remove=10`.
+    public init(parsing text: String) throws(LoadError) {
+        var percentages: [LoadOperation: Int] = [:]
+        for part in text.split(separator: ",") {
+            let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2 else { throw .invalidMix("'\(part)' is not operation=percent") }
+            guard let operation = LoadOperation(rawValue: pair[0]) else {
+                throw .invalidMix("unknown operation '\(pair[0])'; use \(LoadOperation.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard let percent = Int(pair[1]) else { throw .invalidMix("'\(pair[1])' is not a whole percentage") }
+            guard percentages[operation] == nil else { throw .invalidMix("'\(pair[0])' is given twice") }
+            percentages[operation] = percent
+        }
+        try self.init(percentages)
+    }
+
+    /// The operation for a number drawn uniformly from 0..<100.
+    public func operation(for draw: Int) -> LoadOperation {
+        thresholds.first { draw < $0.1 }?.0 ?? .read
+    }
+
+    public var description: String {
+        LoadOperation.allCases.compactMap { operation in percentages[operation].map { "\(operation.rawValue)=\($0)" } }
+            .joined(separator: ",")
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.percentages == rhs.percentages }
+    public func hash(into hasher: inout Hasher) { hasher.combine(percentages) }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(decoder.singleValueContainer().decode([LoadOperation: Int].self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(percentages)
+    }
+}
+
+import Foundation

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+/// Where items live, as chosen by `--keyring`.
+enum KeyringKind: String, ExpressibleByArgument, CaseIterable {
+    /// A gnome-keyring this tool runs itself, on a private D-Bus session bus.
+    case `private`
+    /// The desktop session's own Secret Service.
+    case user
+    /// This process's memory; gone when the command ends.
+    case memory
+}
+
+/// Options every command takes after its name.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp(
+        "Where the private keyring keeps its daemon state, password and items.",
+        discussion: "Default: $SHARED_KEYCHAIN_STATE_DIR, else $XDG_STATE_HOME/shared-keychain, else ~/.local/state/shared-keychain.",
+        valueName: "dir"))
+    var stateDirectory: String?
+
+    @Option(name: .customLong("keyring"), help: "Which Secret Service to use: private (default), user or memory.")
+    var keyring: KeyringKind = .private
+
+    @Flag(help: "Print JSON instead of text (errors too, on standard error).")
+    var json = false
+
+    @Option(help: ArgumentHelp("Give up on a Secret Service call after this many seconds.", valueName: "seconds"))
+    var timeout: Double = 5
+
+    @Flag(name: .shortAndLong, help: "Log what the tool does to standard error.")
+    var verbose = false
+
+    func validate() throws {
+        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+    }
+
+    var stateDirectoryURL: URL {
+        if let stateDirectory { return URL(fileURLWithPath: stateDirectory, isDirectory: true) }
+        let environment = ProcessInfo.processInfo.environment
+        if let fromEnvironment = environment["SHARED_KEYCHAIN_STATE_DIR"], !fromEnvironment.isEmpty {
+            return URL(fileURLWithPath: fromEnvironment, isDirectory: true)
+        }
+        if let stateHome = environment["XDG_STATE_HOME"], !stateHome.isEmpty {
+            return URL(fileURLWithPath: stateHome, isDirectory: true).appendingPathComponent("shared-keychain", isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent(".local/state/shared-keychain", isDirectory: true)
+    }
+
+    var logger: Logger {
+        var logger = Logger(label: "shared-keychain") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .debug : .warning
+        return logger
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import SharedKeychain
+
+struct ItemAddCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add an item (SecItemAdd). Fails with errSecDuplicateItem if account + service + group exists."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+
+    @Option(help: "The account (kSecAttrAccount).")
+    var account: String
+
+    @Option(help: "The service (kSecAttrService).")
+    var service: String
+
+    @Option(help: ArgumentHelp("The access group. Default: the app's first group.", valueName: "group"))
+    var group: String?
+
+    @Option(help: "The generic attribute (kSecAttrGeneric), as text.")
+    var generic: String?
+
+    @Option(help: "The type attribute (kSecAttrType), an integer.")
+    var type: Int?
+
+    @Option(help: "A label (kSecAttrLabel).")
+    var label: String?
+
+    @OptionGroup var input: DataOptions
+
+    func execute() throws {
+        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let item = try keychain.add(NewItem(
+            account: account, service: service, group: group, generic: generic.map { Data($0.utf8) },
+            type: type, label: label, data: input.read()))
+        if global.json {
+            Output.printJSON(ItemJSON(item, includeData: false))
+        } else {
+            Output.standardOutput.write("added account '\(item.account)', service '\(item.service)' to group \(item.group)\n")
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import SharedKeychain
+
+struct ItemListCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the attributes of the items the app can see; never their data."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+
+    @Option(help: ArgumentHelp("Only this access group. Default: all the app's groups.", valueName: "group"))
+    var group: String?
+
+    func execute() throws {
+        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let items = try keychain.copyAll(.all(in: group))
+        if global.json {
+            Output.printJSON(items.map { ItemJSON($0, includeData: false) })
+            return
+        }
+        let rows = items.map { item in
+            [item.group, item.account, item.service, item.type.map(String.init) ?? "-", item.creator ?? "-",
+             item.modificationDate.formatted(.iso8601)]
+        }
+        Output.standardOutput.write(Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "CREATOR", "MODIFIED"], rows: rows).rendered)
+        Output.standardOutput.write("\(items.count) item\(items.count == 1 ? "" : "s")\n")
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import KeychainStorage
+import SecretServiceStorage
+import SharedKeychain
+
+/// Opens the storage `--keyring` names, starting the private keyring when needed.
+struct KeychainSession {
+    let store: any ItemStore
+
+    init(_ global: GlobalOptions) throws {
+        switch global.keyring {
+        case .memory:
+            store = InMemoryStore()
+        case .user:
+            var configuration = SecretServiceStore.Configuration(layout: .defaultCollection, timeout: global.timeout)
+            configuration.logger = global.logger
+            store = try SecretServiceStore(configuration: configuration)
+        case .private:
+            let keyring = Self.privateKeyring(global)
+            try keyring.start()
+            store = try SecretServiceStore(configuration: keyring.storeConfiguration(timeout: global.timeout, logger: global.logger))
+        }
+    }
+
+    static func privateKeyring(_ global: GlobalOptions) -> PrivateKeyring {
+        PrivateKeyring(stateDirectory: global.stateDirectoryURL, logger: global.logger)
+    }
+
+    func keychain(for app: AppIdentity) -> Keychain {
+        Keychain(app: app, store: store)
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import LoadGeneration
+import SharedKeychain
+
+struct LoadCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Load-test the shared keychain with simulated apps reading, writing and wiping one group.",
+        discussion: """
+            Every app is entitled to <team>.com.microsoft.adalcache and owns --items keys in it;
+            reads pick any app's keys, wipes delete the whole group. Apps run as separate
+            processes (default) or as threads (--threads). After the run the group is listed
+            once and every acknowledged write must be there, or deleted by an acknowledged
+            delete or wipe: lost updates and resurrected items are counted, and any of them,
+            or any unexpected error, makes the exit status non-zero.
+
+            --apps takes a list (1,2,4,8) to sweep; --report DIR then writes report.json and
+            a chart of throughput and p99 against the number of apps (load.svg).
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("Simulated apps; a comma-separated list runs one load per count.", valueName: "n[,n...]"))
+    var apps: String = "4"
+
+    @Flag(help: "Run the apps as threads of this process instead of separate processes.")
+    var threads = false
+
+    @Option(help: ArgumentHelp("Operation mix in percent, from read, write, update, remove, list, wipe.", valueName: "op=pct,..."))
+    var mix: String = "read=60,write=25,update=5,remove=5,list=4,wipe=1"
+
+    @Option(help: "Items each app owns in the shared group.")
+    var items: Int = 100
+
+    @Option(name: .customLong("value-size"), help: "Bytes of data per item.")
+    var valueSize: Int = 256
+
+    @Option(help: "Seconds of measured load per app count.")
+    var duration: Double = 10
+
+    @Option(help: "Operations per app instead of a duration.")
+    var operations: Int?
+
+    @Option(help: "Seconds of unmeasured warm-up before each measured phase.")
+    var warmup: Double = 1
+
+    @Option(help: "Seed for the apps' random choices (runs repeat for a seed).")
+    var seed: UInt64 = 1
+
+    @Option(help: "Team ID of the simulated apps.")
+    var team: String = "LOADTEST01"
+
+    @Option(help: ArgumentHelp("Write report.json and load.svg into this directory.", valueName: "dir"))
+    var report: String?
+
+    func execute() throws {
+        let counts = try appCounts()
+        if global.keyring == .memory && !threads {
+            throw UsageFailure(message: "--keyring memory keeps items inside one process: add --threads, or use the private keyring")
+        }
+        let session = try KeychainSession(global)
+        var reports: [LoadReport] = []
+        for count in counts {
+            let configuration = LoadConfiguration(
+                apps: count, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
+                duration: duration, operations: operations, warmup: warmup, seed: seed, team: team)
+            let runner = try LoadRunner(configuration: configuration, store: session.store)
+            let progress = ProgressLine(label: "\(count) app\(count == 1 ? "" : "s")", expected: configuration)
+            let result = threads
+                ? try runner.runInThreads(progress: progress.update)
+                : try runner.runInProcesses(fleet: fleet(apps: count), progress: progress.update)
+            progress.finish()
+            reports.append(result)
+        }
+        if let report { try write(reports, to: URL(fileURLWithPath: report, isDirectory: true)) }
+        if global.json {
+            if reports.count == 1 { Output.printJSON(reports[0]) } else { Output.printJSON(reports) }
+        } else {
+            reports.forEach { Output.standardOutput.write(LoadReportText($0).rendered) }
+            if reports.count > 1 { Output.standardOutput.write(LoadReportText.sweep(reports)) }
+        }
+        if !reports.allSatisfy(\.passed) {
+            throw CommandFailure(status: .io, message: "the load run lost data or hit unexpected errors (see the report)")
+        }
+    }
+
+    private func appCounts() throws -> [Int] {
+        let counts = apps.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) >= 1 }) else {
+            throw UsageFailure(message: "--apps takes positive whole numbers, like 4 or 1,2,4,8")
+        }
+        return counts.compactMap { $0 }
+    }
+
+    /// Workers are this executable, run as `load-worker` on the same storage.
+    private func fleet(apps: Int) -> WorkerFleet {
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let state = global.stateDirectoryURL.path
+        let keyring = global.keyring.rawValue
+        let timeout = String(global.timeout)
+        let options = (mix, items, valueSize, duration, operations, warmup, seed, team)
+        return WorkerFleet(executable: executable) { app, resultFile in
+            var arguments = ["load-worker", "--app-index", "\(app)", "--apps", "\(apps)", "--result", resultFile.path,
+                             "--state-dir", state, "--keyring", keyring, "--timeout", timeout,
+                             "--mix", options.0, "--items", "\(options.1)", "--value-size", "\(options.2)",
+                             "--duration", "\(options.3)", "--warmup", "\(options.5)", "--seed", "\(options.6)", "--team", options.7]
+            if let operations = options.4 { arguments += ["--operations", "\(operations)"] }
+            return arguments
+        }
+    }
+
+    private func write(_ reports: [LoadReport], to directory: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(Output.json(reports).utf8).write(to: directory.appendingPathComponent("report.json"))
+            try Data(LoadChart(reports: reports).svg.utf8).write(to: directory.appendingPathComponent("load.svg"))
+        } catch {
+            throw UsageFailure(message: "cannot write the report to \(directory.path): \(error.localizedDescription)")
+        }
+    }
+}
+
+/// The hidden worker side of `load`: one simulated app in its own process.
+struct LoadWorkerCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(commandName: "load-worker", shouldDisplay: false)
+
+    @OptionGroup var global: GlobalOptions
+    @Option var appIndex: Int
+    @Option var apps: Int
+    @Option var result: String
+    @Option var mix: String
+    @Option var items: Int
+    @Option var valueSize: Int
+    @Option var duration: Double
+    @Option var operations: Int?
+    @Option var warmup: Double
+    @Option var seed: UInt64
+    @Option var team: String
+
+    func execute() throws {
+        let configuration = LoadConfiguration(
+            apps: apps, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
+            duration: duration, operations: operations, warmup: warmup, seed: seed, team: team)
+        let worker = try LoadWorker(app: appIndex, configuration: configuration, store: KeychainSession(global).store)
+        try WorkerProtocol.serve(worker, resultFile: URL(fileURLWithPath: result))
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import LoadGeneration
+
+/// A load report for people: one table of operations, then errors and the consistency check.
+struct LoadReportText {
+    let report: LoadReport
+
+    init(_ report: LoadReport) { self.report = report }
+
+    var rendered: String {
+        let configuration = report.configuration
+        var text = """
+            \(configuration.apps) app\(configuration.apps == 1 ? "" : "s") as \(report.mode.rawValue) on \(report.backend), \
+            mix \(configuration.mix), \(configuration.itemsPerApp) items/app of \(configuration.valueSize) B, \
+            \(String(format: "%.2f", report.seconds)) s measured
+
+            """
+        let rows = report.operations.map { stats in
+            [stats.operation.rawValue, "\(stats.count)", format(stats.throughput), format(stats.p50), format(stats.p90),
+             format(stats.p99), format(stats.p999), format(stats.max),
+             stats.expectedOutcomes.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")]
+        }
+        let total = ["all", "\(report.totalOperations)", format(report.throughput), format(report.overall.p50), format(report.overall.p90),
+                     format(report.overall.p99), format(report.overall.p999), format(report.overall.max), ""]
+        text += Table(header: ["OP", "CALLS", "CALLS/S", "P50 µs", "P90 µs", "P99 µs", "P99.9 µs", "MAX µs", "EXPECTED OUTCOMES"],
+                      rows: rows + [total]).rendered
+        let errors = report.errorsByStatus.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
+        text += "unexpected errors: \(report.unexpectedErrors)\(errors.isEmpty ? "" : " (\(errors))")\n"
+        let consistency = report.consistency
+        text += "consistency: \(consistency.keysChecked) keys checked, \(consistency.itemsPresent) present, "
+            + "\(consistency.lostUpdates) lost updates, \(consistency.resurrectedItems) resurrected, "
+            + "\(consistency.unacknowledgedWrites) unacknowledged writes landed -> \(report.passed ? "PASS" : "FAIL")\n\n"
+        return text
+    }
+
+    /// Throughput and p99 against the number of apps, with the ratio to the first count.
+    static func sweep(_ reports: [LoadReport]) -> String {
+        let base = reports.first?.throughput ?? 0
+        let rows = reports.map { report in
+            ["\(report.configuration.apps)", String(format: "%.0f", report.throughput), String(format: "%.2f", base > 0 ? report.throughput / base : 0),
+             String(format: "%.0f", report.overall.p99), report.passed ? "pass" : "FAIL"]
+        }
+        return Table(header: ["APPS", "CALLS/S", "VS FIRST", "P99 µs", "CONSISTENCY"], rows: rows).rendered
+    }
+
+    private func format(_ value: Double) -> String {
+        value >= 100 ? String(Int(value.rounded())) : String(format: "%.1f", value)
+    }
+}

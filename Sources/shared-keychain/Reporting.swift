@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import SecretServiceStorage
+import SharedKeychain
+
+extension KeychainStatus {
+    /// The process exit code for a failure with this status: distinct per status, documented
+    /// in the README, stable for scripts.
+    var exitCode: Int32 {
+        switch self {
+        case .success: 0
+        case .param: 10
+        case .itemNotFound: 11
+        case .duplicateItem: 12
+        case .missingEntitlement: 13
+        case .interactionNotAllowed: 14
+        case .notAvailable: 15
+        case .io: 16
+        case .decode: 17
+        }
+    }
+}
+
+/// A failure the CLI itself reports, with the status that fits it.
+struct CommandFailure: StatusReporting {
+    let status: KeychainStatus
+    let message: String
+}
+
+/// A failure of the CLI's own (bad input it reads itself), reported like a Keychain status.
+struct UsageFailure: StatusReporting {
+    let message: String
+    var status: KeychainStatus { .param }
+}
+
+/// A command whose failures are reported with their Keychain status: text or JSON on standard
+/// error, and the status's exit code.
+protocol ReportingCommand: ParsableCommand {
+    var global: GlobalOptions { get }
+    func execute() throws
+}
+
+extension ReportingCommand {
+    func run() throws {
+        do {
+            try execute()
+        } catch let error as any StatusReporting {
+            throw report(status: error.status, message: error.message)
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw report(status: .io, message: "\(error)")
+        }
+    }
+
+    private func report(status: KeychainStatus, message: String) -> ExitCode {
+        if global.json {
+            let body = ErrorBody(error: .init(status: status.rawValue, name: status.name, message: message))
+            Output.standardError.write(Output.json(body) + "\n")
+        } else {
+            Output.standardError.write("error: \(status.name) (\(status.rawValue)): \(message)\n")
+        }
+        return ExitCode(status.exitCode)
+    }
+}
+
+private struct ErrorBody: Encodable {
+    struct Detail: Encodable {
+        let status: Int32
+        let name: String
+        let message: String
+    }
+    let error: Detail
+}
+
+/// Writing to standard output and error.
+enum Output {
+    struct Stream: Sendable {
+        let handle: FileHandle
+        func write(_ text: String) { handle.write(Data(text.utf8)) }
+        func write(_ data: Data) { handle.write(data) }
+    }
+
+    static let standardOutput = Stream(handle: .standardOutput)
+    static let standardError = Stream(handle: .standardError)
+
+    static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        // Encoding our own plain value types cannot fail; fall back to an empty object if it did.
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func printJSON(_ value: some Encodable) {
+        standardOutput.write(json(value) + "\n")
+    }
+
+    static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+}
+
+extension PrivateKeyringError: StatusReporting {
+    // No keyring to talk to: Keychain Services' "no keychain is available".
+    public var status: KeychainStatus { .notAvailable }
+    public var message: String { description }
+}

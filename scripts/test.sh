@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs every test. Tests that need a Secret Service start their own private gnome-keyring on a
+# private D-Bus session bus and stop it when they finish; the user's own keyring is never used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+
+# The end-to-end tests run the built binary as separate processes.
+swift build --product shared-keychain
+# Never let a test reach the desktop session's keyring, even by accident.
+unset DBUS_SESSION_BUS_ADDRESS
+swift test "$@"
