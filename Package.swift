@@ -74,6 +74,7 @@ let package = Package(
                 "KeychainStorage",
                 "SecretServiceStorage",
                 "TokenCache",
+                "SuiteManifest",
                 "LoadGeneration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

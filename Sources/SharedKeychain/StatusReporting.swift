@@ -5,6 +5,13 @@ import KeychainStorage
 public protocol StatusReporting: Error {
     var status: KeychainStatus { get }
     var message: String { get }
+    /// A finer code than the status, where the failure has a name of its own in the SDKs it
+    /// emulates (`interaction_required`); nil otherwise.
+    var errorCode: String? { get }
+}
+
+extension StatusReporting {
+    public var errorCode: String? { nil }
 }
 
 extension KeychainError: StatusReporting {}

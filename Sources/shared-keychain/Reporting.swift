@@ -45,7 +45,7 @@ extension ReportingCommand {
         do {
             try execute()
         } catch let error as any StatusReporting {
-            throw report(status: error.status, message: error.message)
+            throw report(status: error.status, message: error.message, code: error.errorCode)
         } catch let error as ExitCode {
             throw error
         } catch {
@@ -53,14 +53,15 @@ extension ReportingCommand {
         }
     }
 
-    private func report(status: KeychainStatus, message: String) -> ExitCode {
+    private func report(status: KeychainStatus, message: String, code: String? = nil) -> ExitCode {
         if global.json {
-            let body = ErrorBody(error: .init(status: status.rawValue, name: status.name, message: message))
+            let body = ErrorBody(error: .init(status: status.rawValue, name: status.name, code: code, message: message))
             Output.standardError.write(Output.json(body) + "\n")
         } else {
             Output.standardError.write("error: \(status.name) (\(status.rawValue)): \(message)\n")
         }
-        return ExitCode(status.exitCode)
+        // MSAL's interaction_required is what a caller most needs to tell from "not found".
+        return ExitCode(code == "interaction_required" ? 20 : status.exitCode)
     }
 }
 
@@ -68,6 +69,7 @@ private struct ErrorBody: Encodable {
     struct Detail: Encodable {
         let status: Int32
         let name: String
+        let code: String?
         let message: String
     }
     let error: Detail

@@ -1,0 +1,101 @@
+import Foundation
+import SharedKeychain
+
+/// Every item of one group, read with one query and decoded once. Reads in the cache work on a
+/// snapshot, so they cost one store round trip however many items the group holds.
+struct CacheSnapshot: Sendable {
+    /// One decoded item: the item, its value as a model, and its JSON as stored.
+    struct Entry<Value: Sendable>: Sendable {
+        let item: KeychainItem
+        let value: Value
+        let object: JSONObject
+
+        var address: ItemAddress { ItemAddress(account: item.account, service: item.service) }
+    }
+
+    private(set) var credentials: [Entry<Credential>] = []
+    private(set) var accounts: [Entry<CachedAccount>] = []
+    private(set) var appMetadata: [Entry<AppMetadata>] = []
+    private(set) var signInStates: [Entry<SignInRecord>] = []
+    /// Cache items (credentials, accounts, app metadata) whose value cannot be used. The SDKs
+    /// skip them when looking tokens up; an export refuses them.
+    private(set) var invalid: [(item: KeychainItem, reason: String)] = []
+    private(set) var wipeRecord: WipeRecord?
+    /// The stored JSON of every cache item that holds a JSON object, for rewrites that keep
+    /// unknown fields.
+    private(set) var objects: [ItemAddress: JSONObject] = [:]
+
+    init(items: [KeychainItem]) {
+        for item in items { add(item) }
+    }
+
+    private mutating func add(_ item: KeychainItem) {
+        if item.account == WipeRecord.account, item.service == WipeRecord.service {
+            wipeRecord = try? WipeRecord(data: item.data)
+            return
+        }
+        guard let type = item.type else { return }
+        let isCacheItem = ItemType.credentials.contains(type) || ItemType.accounts.contains(type) || type == ItemType.appMetadata
+        guard isCacheItem || type == ItemType.signInState else { return }
+        guard let object = CacheJSON.object(from: item.data) else {
+            if isCacheItem { invalid.append((item, "the value is not a JSON object")) }
+            return
+        }
+        // Kept even when the value is invalid, so a rewrite still carries its unknown fields.
+        objects[ItemAddress(account: item.account, service: item.service)] = object
+        do throws(FieldError) {
+            if let credentialType = CredentialType(itemType: type) {
+                let credential = try Credential(object: object)
+                guard credential.type == credentialType else {
+                    throw FieldError("'credential_type' is \(credential.type.rawValue), but the item's type is \(type)")
+                }
+                credentials.append(Entry(item: item, value: credential, object: object))
+            } else if let authorityType = AuthorityType(itemType: type) {
+                let account = try CachedAccount(object: object)
+                guard account.authorityType == authorityType else {
+                    throw FieldError("'authority_type' is \(account.authorityType.rawValue), but the item's type is \(type)")
+                }
+                accounts.append(Entry(item: item, value: account, object: object))
+            } else if type == ItemType.appMetadata {
+                appMetadata.append(Entry(item: item, value: try AppMetadata(object: object), object: object))
+            } else {
+                signInStates.append(Entry(item: item, value: try SignInRecord(object: object), object: object))
+            }
+        } catch {
+            if isCacheItem { invalid.append((item, error.reason)) }
+        }
+    }
+
+    /// The credential stored at `layout`, if it decodes.
+    func credential(at layout: ItemLayout) -> Entry<Credential>? {
+        credentials.first { $0.item.account == layout.account && $0.item.service == layout.service && $0.item.type == layout.type }
+    }
+
+    /// The app metadata of `clientID` in `environment`.
+    func appMetadata(clientID: String, environment: String) -> AppMetadata? {
+        let layout = ItemLayout.appMetadata(environment: environment, clientID: clientID, familyID: nil)
+        return appMetadata.first { $0.address == layout.address }?.value
+    }
+
+    /// The sign-in state `clientID` recorded for `homeAccountID`.
+    func signInState(clientID: String, homeAccountID: String, environment: String) -> SignInState? {
+        let layout = ItemLayout.signInState(homeAccountID: homeAccountID, environment: environment, clientID: clientID)
+        return signInStates.first { $0.address == layout.address }?.value.state
+    }
+
+    /// The account `identifier` names (home account ID or username) in `environment`,
+    /// preferring the record of the user's home tenant.
+    func account(named identifier: String, environment: String) -> CachedAccount? {
+        let matches = accounts.map(\.value).filter { CacheKey.normalized($0.environment) == environment && $0.isNamed(identifier) }
+        return matches.first(where: \.isHomeTenantRecord) ?? matches.first
+    }
+
+    /// The home account ID `identifier` stands for: a listed account's, or the identifier itself
+    /// when credentials of that home account remain without an account record.
+    func homeAccountID(named identifier: String, environment: String) -> String? {
+        if let account = account(named: identifier, environment: environment) { return account.homeAccountID }
+        let wanted = CacheKey.normalized(identifier)
+        return credentials.first { CacheKey.normalized($0.value.homeAccountID) == wanted && CacheKey.normalized($0.value.environment) == environment }?
+            .value.homeAccountID
+    }
+}

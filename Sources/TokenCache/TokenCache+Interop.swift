@@ -1,0 +1,32 @@
+import Foundation
+import SharedKeychain
+
+extension TokenCache {
+    /// The group's cache in MSAL's serialized JSON format: top-level `AccessToken`,
+    /// `RefreshToken`, `IdToken`, `Account` and `AppMetadata` maps keyed
+    /// `home_account_id-environment-credential_type-client_id-realm-target` (lowercased; empty
+    /// realm for refresh tokens; `appmetadata-<environment>-<client_id>` for app metadata).
+    /// A family refresh token is keyed with its family ID as the client part, as in the keychain.
+    ///
+    /// Every cache item of the group is exported, whichever app wrote it, with its stored JSON
+    /// (unknown fields included). The wipe record and sign-in states are not part of the format.
+    /// Output has sorted keys, so export, import into an empty group, export gives equal bytes.
+    ///
+    /// - Throws: ``TokenCacheError/invalidCacheItem(item:reason:)`` for an item that is not valid
+    ///   (no `secret`, say) rather than leaving it out silently.
+    public func exportCache() throws(TokenCacheError) -> Data {
+        try CacheExport(snapshot()).data
+    }
+
+    /// Writes a serialized cache (the format of ``exportCache()``) into the group, item by item
+    /// in the SDK layout, update-then-add. The whole input is checked first: on a malformed
+    /// section or entry nothing is written.
+    ///
+    /// - Returns: how many items were written.
+    @discardableResult
+    public func importCache(_ data: Data) throws(TokenCacheError) -> Int {
+        let plan = try CacheImport(data)
+        for write in plan.writes { try store(write.data, at: write.layout) }
+        return plan.writes.count
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import SharedKeychain
+
+/// The keychain operations the cache is built from, with the SDKs' write discipline.
+extension TokenCache {
+    /// Every item of the group, in one `copyMatching` with `kSecMatchLimitAll`.
+    func snapshot() throws(TokenCacheError) -> CacheSnapshot {
+        CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup)))
+    }
+
+    /// The items matching `query`; none is an empty array, not an error.
+    func items(matching query: KeychainQuery) throws(TokenCacheError) -> [KeychainItem] {
+        do {
+            return try keychain.copyMatching(query, limit: .all)
+        } catch {
+            guard case .itemNotFound = error else { throw .keychain(error) }
+            return []
+        }
+    }
+
+    /// The stored JSON of one user's items and of this app's metadata, for rewrites: two reads
+    /// whatever the size of the group.
+    func existingObjects(homeAccountID: String) throws(TokenCacheError) -> [ItemAddress: JSONObject] {
+        let metadata = ItemLayout.appMetadata(environment: environment, clientID: clientID, familyID: nil)
+        let account = CacheKey.account(homeAccountID: homeAccountID, environment: environment)
+        let found = try items(matching: KeychainQuery(group: accessGroup, account: account))
+            + items(matching: KeychainQuery(group: accessGroup, account: metadata.account, service: metadata.service))
+        var objects: [ItemAddress: JSONObject] = [:]
+        for item in found {
+            if let object = CacheJSON.object(from: item.data) { objects[ItemAddress(account: item.account, service: item.service)] = object }
+        }
+        return objects
+    }
+
+    /// Writes `fields` at `layout` over the JSON stored there, keeping the keys this module does
+    /// not manage (`managedKeys`).
+    func write(_ fields: JSONObject, managedKeys: Set<String>, at layout: ItemLayout, over existing: [ItemAddress: JSONObject]) throws(TokenCacheError) {
+        let object = CacheJSON.overlay(fields, on: existing[layout.address], managedKeys: managedKeys)
+        try store(CacheJSON.data(object), at: layout)
+    }
+
+    /// Update-then-add, as the SDKs write: update on {group, account, service, type}; when
+    /// nothing matched, add; when that add loses a race to another app's add, update again.
+    func store(_ data: Data, at layout: ItemLayout) throws(TokenCacheError) {
+        let query = KeychainQuery(group: accessGroup, account: layout.account, service: layout.service, type: layout.type)
+        let change = ItemChange(generic: layout.generic, data: data)
+        do {
+            try keychain.update(query, with: change)
+            return
+        } catch {
+            guard case .itemNotFound = error else { throw .keychain(error) }
+        }
+        do {
+            try keychain.add(NewItem(
+                account: layout.account, service: layout.service, group: accessGroup,
+                generic: layout.generic, type: layout.type, data: data))
+            return
+        } catch {
+            guard case .duplicateItem = error else { throw .keychain(error) }
+        }
+        do { try keychain.update(query, with: change) } catch { throw .keychain(error) }
+    }
+
+    /// Deletes the one item at `item`'s primary key; one already gone is not an error.
+    /// Returns whether it deleted something.
+    func deleteItem(_ item: KeychainItem) throws(TokenCacheError) -> Bool {
+        do {
+            try keychain.delete(KeychainQuery(group: accessGroup, account: item.account, service: item.service, type: item.type))
+            return true
+        } catch {
+            guard case .itemNotFound = error else { throw .keychain(error) }
+            return false
+        }
+    }
+
+    /// Deletes everything `query` matches; returns how many (none is zero, not an error).
+    func deleteAll(_ query: KeychainQuery) throws(TokenCacheError) -> Int {
+        do {
+            return try keychain.delete(query)
+        } catch {
+            guard case .itemNotFound = error else { throw .keychain(error) }
+            return 0
+        }
+    }
+
+    /// Records this app as the last one that deleted tokens.
+    func writeWipeRecord() throws(TokenCacheError) {
+        try store(WipeRecord(bundleID: keychain.app.bundleID, wipeTime: now()).data, at: WipeRecord.layout)
+    }
+}

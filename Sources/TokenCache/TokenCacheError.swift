@@ -1,0 +1,58 @@
+import SharedKeychain
+
+/// Why a token cache operation failed. Messages name accounts, items and fields, never a token.
+public enum TokenCacheError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No usable token: the app must sign the user in interactively (MSAL's
+    /// `MSALErrorInteractionRequired`). `lastWipe` is the group's wipe record, when there is one.
+    case interactionRequired(reason: String, lastWipe: WipeRecord?)
+    /// No account in the cache matches the home account ID or username.
+    case accountNotFound(String)
+    /// A stored item cannot be used; `item` names where it is.
+    case invalidCacheItem(item: String, reason: String)
+    /// Serialized cache input was refused before anything was written.
+    case invalidImport(section: String, key: String?, reason: String)
+    /// An argument or the configuration is unusable.
+    case invalidArgument(String)
+    /// The keychain refused; its status (errSecMissingEntitlement, ...) is reported as is.
+    case keychain(KeychainError)
+
+    /// What went wrong, for people; never contains a token.
+    public var message: String {
+        switch self {
+        case .interactionRequired(let reason, let lastWipe):
+            "interaction_required: \(reason)" + (lastWipe.map { "; \($0)" } ?? "")
+        case .accountNotFound(let identifier):
+            "no account '\(identifier)' in the token cache"
+        case .invalidCacheItem(let item, let reason):
+            "the cache item \(item) is invalid: \(reason)"
+        case .invalidImport(let section, let key, let reason):
+            "cannot import the cache: \(section)" + (key.map { "['\($0)']" } ?? "") + ": \(reason); nothing was written"
+        case .invalidArgument(let message):
+            message
+        case .keychain(let error):
+            error.message
+        }
+    }
+
+    /// The status and the message: `errSecItemNotFound (-25300): interaction_required: ...`.
+    public var description: String { "\(status.name) (\(status.rawValue)): \(message)" }
+}
+
+extension TokenCacheError: StatusReporting {
+    /// Interaction required and unknown accounts are cache misses (errSecItemNotFound); bad
+    /// stored items are errSecDecode; bad input errSecParam; keychain errors keep their status.
+    public var status: KeychainStatus {
+        switch self {
+        case .interactionRequired, .accountNotFound: .itemNotFound
+        case .invalidCacheItem: .decode
+        case .invalidImport, .invalidArgument: .param
+        case .keychain(let error): error.status
+        }
+    }
+
+    /// MSAL's own name for the failure where it has one.
+    public var errorCode: String? {
+        if case .interactionRequired = self { return "interaction_required" }
+        return nil
+    }
+}

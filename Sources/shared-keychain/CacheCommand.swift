@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import TokenCache
+
+struct CacheCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Export and import the group's tokens in MSAL's serialized JSON cache format (MSAL Python, Java, .NET).",
+        subcommands: [CacheExportCommand.self, CacheImportCommand.self]
+    )
+}
+
+struct CacheExportCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write what this app sees of its group as an MSAL JSON cache (it holds token secrets: keep it private)."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+
+    @Option(help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
+    var output: String?
+
+    func execute() throws {
+        let data = try tokens.tokenCache(global, app: app).exportCache()
+        guard let output else {
+            Output.standardOutput.write(data)
+            Output.standardOutput.write("\n")
+            return
+        }
+        guard FileManager.default.createFile(atPath: output, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw UsageFailure(message: "cannot write --output '\(output)'")
+        }
+        Output.standardError.write("exported to \(output)\n")
+    }
+}
+
+struct CacheImportCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Write the entries of an MSAL JSON cache into this app's group; the input is checked whole before anything is written."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+
+    @Option(help: ArgumentHelp("Read this file instead of standard input.", valueName: "file"))
+    var input: String?
+
+    func execute() throws {
+        let data: Data
+        if let input {
+            do { data = try Data(contentsOf: URL(fileURLWithPath: input)) } catch {
+                throw UsageFailure(message: "cannot read --input '\(input)': \(error.localizedDescription)")
+            }
+        } else {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        }
+        let written = try tokens.tokenCache(global, app: app).importCache(data)
+        if global.json {
+            Output.printJSON(["imported": written])
+        } else {
+            Output.standardOutput.write("imported \(written) item\(written == 1 ? "" : "s")\n")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import SharedKeychain
+import TokenCache
+
+/// How an app's MSAL configuration is given on the command line.
+struct TokenOptions: ParsableArguments {
+    @Option(name: .customLong("client-id"), help: "The app registration's client ID; every app of a suite shares one.")
+    var clientID: String
+
+    @Option(name: .customLong("family-id"), help: "The app's family (FOCI), e.g. 1; family apps share a family refresh token.")
+    var familyID: String?
+
+    @Option(name: .customLong("sharing-group"), help: "The keychain sharing group, without the team prefix.")
+    var sharingGroup: String = TokenCacheConfiguration.defaultSharingGroup
+
+    @Option(name: .customLong("authority-host"), help: "The authority host, which is the cache's environment.")
+    var authorityHost: String = TokenCacheConfiguration.defaultAuthorityHost
+
+    @Option(help: ArgumentHelp("Pretend it is this time: ISO 8601 (2026-11-22T10:00:00Z) or epoch seconds.", valueName: "time"))
+    var now: String?
+
+    @Option(name: .customLong("token-lifetime"), help: "Lifetime of access tokens the emulated issuer mints, in seconds.")
+    var tokenLifetime: Double = 3600
+
+    @Flag(name: .customLong("show-secrets"), help: "Print token values in full instead of masked.")
+    var showSecrets = false
+
+    func clock() throws -> @Sendable () -> Date {
+        guard let now else { return { Date() } }
+        if let seconds = Double(now) { return { Date(timeIntervalSince1970: seconds) } }
+        guard let date = try? Date(now, strategy: .iso8601) else {
+            throw UsageFailure(message: "--now '\(now)' is neither ISO 8601 (2026-11-22T10:00:00Z) nor epoch seconds")
+        }
+        return { date }
+    }
+
+    func tokenCache(_ global: GlobalOptions, app: AppOptions) throws -> TokenCache {
+        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let configuration = TokenCacheConfiguration(
+            clientID: clientID, keychainSharingGroup: sharingGroup, authorityHost: authorityHost, familyID: familyID)
+        return try TokenCache(keychain: keychain, configuration: configuration,
+                              issuer: EmulatedIssuer(accessTokenLifetime: tokenLifetime), now: clock())
+    }
+
+    func secret(_ secret: TokenSecret) -> String { showSecrets ? secret.value : secret.masked }
+}
+
+/// A token result as `--json` prints it.
+struct AuthenticationJSON: Encodable {
+    let account: CachedAccount
+    let accessToken: String
+    let idToken: String?
+    let scopes: [String]
+    let expiresOn: Date
+    let tenantID: String
+    let source: String
+
+    init(_ result: AuthenticationResult, options: TokenOptions) {
+        account = result.account
+        accessToken = options.secret(result.accessToken)
+        idToken = result.idToken.map(options.secret)
+        scopes = result.scopes
+        expiresOn = result.expiresOn
+        tenantID = result.tenantID
+        source = result.source.rawValue
+    }
+
+    var text: String {
+        """
+        account:      \(account.username) (\(account.homeAccountID))
+        access token: \(accessToken)
+        scopes:       \(scopes.joined(separator: " "))
+        expires:      \(expiresOn.formatted(.iso8601))
+        source:       \(source)
+
+        """
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import SharedKeychain
+import Testing
+@testable import TokenCache
+
+/// The group-scoped account list, with MSAL's `allAccounts` semantics.
+@Suite("Account list")
+struct AccountListTests {
+    @Test(arguments: Backend.all)
+    func accountsAreFilteredByClientAndFamily(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com")
+        let bob = try suite.legacy.signIn(username: "bob@contoso.com")
+        // Mail sees its own account; bob's only refresh token is legacy's, outside any family.
+        #expect(try suite.mail.accounts() == [alice.account])
+        // Calendar signed nobody in; family 1 shows alice.
+        #expect(try suite.calendar.accounts() == [alice.account])
+        // Legacy's app metadata says "no family": only its own tokens count.
+        #expect(try suite.legacy.accounts() == [bob.account])
+        // An app with no app metadata yet is assumed to be in family 1, as MSAL assumes, even
+        // when the server would not let it redeem the family token.
+        let viewer = try suite.app("com.contoso.viewer", client: "0a1b2c3d-4444-4444-8444-444444444444")
+        #expect(try viewer.accounts() == [alice.account])
+        #expect(throws: TokenCacheError.self) { try viewer.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]) }
+        // Once it signs someone in, its app metadata (no family) narrows the list to its own.
+        let carol = try viewer.signIn(username: "carol@contoso.com")
+        #expect(try viewer.accounts() == [carol.account])
+        // Both family apps list alice; none lists bob or carol.
+        #expect(try suite.mail.accounts().map(\.username) == ["alice@contoso.com"])
+    }
+
+    @Test(arguments: Backend.all)
+    func signedOutStateHidesAnAccountOtherAppsTokensWouldShow(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com")
+        try suite.calendar.signIn(username: "alice@contoso.com")
+        try suite.calendar.remove(account: "alice@contoso.com")
+        // Mail's own refresh token carries family_id 1, which would list alice in calendar...
+        let familyTokens = try suite.items().filter { $0.type == 2002 }.map { suite.json($0) }
+        #expect(familyTokens.contains { $0["client_id"] == .string(Suite.mailClient) && $0["family_id"] == .string("1") })
+        // ...but calendar's signed_out state overrides it.
+        #expect(try suite.calendar.accounts().isEmpty)
+        #expect(try suite.mail.accounts() == [alice.account])
+        let state = try #require(try suite.item(account: "\(alice.account.homeAccountID)-login.microsoftonline.com", service: "signinstate-\(Suite.calendarClient)"))
+        #expect(state.type == 4001)
+        #expect(suite.json(state)["sign_in_state"] == .string("signed_out"))
+        // Signing in again flips it back.
+        try suite.calendar.signIn(username: "alice@contoso.com")
+        #expect(suite.json(try suite.item(account: state.account, service: state.service))["sign_in_state"] == .string("signed_in"))
+        #expect(try suite.calendar.accounts() == [alice.account])
+    }
+
+    @Test(arguments: Backend.all)
+    func oneEntryPerHomeAccountAndOtherEnvironmentsLeftOut(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com")
+        let bob = try suite.mail.signIn(username: "bob@contoso.com")
+        let again = try suite.mail.signIn(username: "alice@contoso.com")
+        #expect(try suite.mail.accounts() == [alice.account, bob.account])
+        #expect(again.account == alice.account)
+        // The same client on another cloud does not see these accounts.
+        let sovereign = try TokenCache(
+            keychain: suite.mail.keychain,
+            configuration: TokenCacheConfiguration(clientID: Suite.mailClient, authorityHost: "login.microsoftonline.us", familyID: "1"))
+        #expect(try sovereign.accounts().isEmpty)
+        #expect(sovereign.accessGroup == suite.group)
+    }
+}

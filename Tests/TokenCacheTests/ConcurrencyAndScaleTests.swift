@@ -1,0 +1,112 @@
+import Foundation
+import SharedKeychain
+import Testing
+@testable import TokenCache
+
+/// Concurrent apps, entitlements, and the cost of listing.
+@Suite("Concurrency, entitlement and scale")
+struct ConcurrencyAndScaleTests {
+    @Test(arguments: Backend.all)
+    func concurrentSignInsFromTwoAppsAreAllListed(_ backend: Backend) async throws {
+        let suite = try Suite(backend)
+        let apps = [suite.mail, suite.calendar]
+        let count = 16
+        let homes = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<count {
+                let app = apps[index % 2]
+                group.addTask { try app.signIn(username: "user\(index)@contoso.com").account.homeAccountID }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(homes.count == count)
+        #expect(Set(try suite.mail.accounts().map(\.homeAccountID)) == homes)
+        #expect(Set(try suite.calendar.accounts().map(\.homeAccountID)) == homes)
+    }
+
+    @Test(arguments: Backend.all)
+    func concurrentSignInsOfOneUserFromTwoAppsShareOneFamilyToken(_ backend: Backend) async throws {
+        let suite = try Suite(backend)
+        let apps = [suite.mail, suite.calendar]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<8 {
+                let app = apps[index % 2]
+                group.addTask { _ = try app.signIn(username: "alice@contoso.com") }
+            }
+            try await group.waitForAll()
+        }
+        let refreshTokens = try suite.items().filter { $0.type == 2002 }
+        #expect(refreshTokens.map(\.service).sorted() == ["refreshtoken-1--", "refreshtoken-\(Suite.mailClient)--", "refreshtoken-\(Suite.calendarClient)--"].sorted())
+        #expect(try suite.mail.accounts().count == 1)
+    }
+
+    @Test(arguments: Backend.all)
+    func appNotEntitledToTheSharingGroupGetsMissingEntitlement(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.signIn(username: "alice@contoso.com")
+        let notes = try suite.app("com.contoso.notes", client: "0a1b2c3d-5555-4555-8555-555555555555", family: "1", entitled: false)
+        #expect(notes.accessGroup == suite.group)
+        let operations: [(String, () throws -> Void)] = [
+            ("signIn", { _ = try notes.signIn(username: "alice@contoso.com") }),
+            ("acquireTokenSilent", { _ = try notes.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]) }),
+            ("accounts", { _ = try notes.accounts() }),
+            ("remove", { _ = try notes.remove(account: "alice@contoso.com") }),
+            ("wipeCacheForAllAccounts", { _ = try notes.wipeCacheForAllAccounts() }),
+            ("exportCache", { _ = try notes.exportCache() }),
+        ]
+        for (name, operation) in operations {
+            let error = #expect(throws: TokenCacheError.self, "\(name)") { try operation() }
+            guard case .keychain(.missingEntitlement(let group, let app, _))? = error else {
+                Issue.record("\(name): expected errSecMissingEntitlement, got \(String(describing: error))")
+                continue
+            }
+            #expect(group == suite.group)
+            #expect(app == "com.contoso.notes")
+            #expect(error?.status == .missingEntitlement)
+            #expect(error?.status.rawValue == -34018)
+        }
+        // Nothing of mail's was touched.
+        #expect(try suite.mail.accounts().map(\.username) == ["alice@contoso.com"])
+    }
+
+    @Test(arguments: Backend.all)
+    func listingCostsTheSameStoreCallsForTenOrFiveHundredItems(_ backend: Backend) throws {
+        func calls(accounts count: Int) throws -> (calls: [String: Int], listed: Int, items: Int) {
+            let counting = CountingStore(try backend.makeStore())
+            let suite = try Suite(backend, store: counting)
+            try suite.mail.importCache(Self.cache(accounts: count))
+            let items = try suite.items().count
+            counting.reset()
+            let listed = try suite.calendar.accounts().count
+            return (counting.calls, listed, items)
+        }
+        let small = try calls(accounts: 5)
+        let large = try calls(accounts: 250)
+        #expect(small.items == 10)
+        #expect(large.items == 500)
+        #expect(small.listed == 5)
+        #expect(large.listed == 250)
+        #expect(small.calls == large.calls)
+        #expect(small.calls == ["items": 1])
+    }
+
+    /// A serialized cache of `count` accounts, each with a family refresh token of mail.
+    static func cache(accounts count: Int) -> Data {
+        var accounts: [String: JSONValue] = [:]
+        var refreshTokens: [String: JSONValue] = [:]
+        let environment = "login.microsoftonline.com"
+        let tid = EmulatedIssuer.organizationsTenantID
+        for index in 0..<count {
+            let oid = EmulatedIssuer.objectID(username: "user\(index)@contoso.com", tenantID: tid)
+            let home = "\(oid).\(tid)"
+            accounts["\(home)-\(environment)-\(tid)"] = .object([
+                "home_account_id": .string(home), "environment": .string(environment), "realm": .string(tid),
+                "local_account_id": .string(oid), "username": .string("user\(index)@contoso.com"), "authority_type": .string("MSSTS"),
+            ])
+            refreshTokens["\(home)-\(environment)-refreshtoken-1--"] = .object([
+                "credential_type": .string("RefreshToken"), "secret": .string("rt-\(index)"), "home_account_id": .string(home),
+                "environment": .string(environment), "client_id": .string(Suite.mailClient), "family_id": .string("1"),
+            ])
+        }
+        return CacheJSON.data(["Account": .object(accounts), "RefreshToken": .object(refreshTokens)])
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import SharedKeychain
+import Testing
+@testable import TokenCache
+
+/// Export to and import from MSAL's serialized JSON cache.
+@Suite("Serialized cache interop")
+struct InteropTests {
+    static let environment = "login.microsoftonline.com"
+
+    /// A group with two users, two family apps sharing the family token, a non-family app and
+    /// fields no version of this module knows.
+    static func populated(_ backend: Backend) throws -> (Suite, alice: AuthenticationResult, bob: AuthenticationResult) {
+        let suite = try Suite(backend)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com", scopes: ["User.Read", "Mail.Read"])
+        let bob = try suite.legacy.signIn(username: "bob@fabrikam.com", tenant: "fabrikam.com")
+        _ = try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"])
+        let user = "\(alice.account.homeAccountID)-\(environment)"
+        try suite.edit(account: user, service: "accesstoken-\(Suite.mailClient)-\(alice.tenantID)-user.read mail.read") {
+            $0["x_ms_custom"] = .string("kept")
+            $0["refresh_on"] = .string("1700001800")
+        }
+        try suite.edit(account: user, service: alice.tenantID) {
+            $0["x_extra"] = .array([.integer(1), .bool(true), .null, .number(1.5), .object(["k": .string("v")])])
+        }
+        return (suite, alice, bob)
+    }
+
+    @Test(arguments: Backend.all)
+    func exportUsesTheSerializedCacheKeys(_ backend: Backend) throws {
+        let (suite, alice, bob) = try Self.populated(backend)
+        let exported = try #require(CacheJSON.object(from: try suite.mail.exportCache()))
+        #expect(Set(exported.keys) == ["AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata"])
+        let a = "\(alice.account.homeAccountID)-\(Self.environment)"
+        let b = "\(bob.account.homeAccountID)-\(Self.environment)"
+        let keys = { (section: String) in Set(exported[section]?.objectValue?.keys.map { $0 } ?? []) }
+        #expect(keys("AccessToken") == [
+            "\(a)-accesstoken-\(Suite.mailClient)-\(alice.tenantID)-user.read mail.read",
+            "\(a)-accesstoken-\(Suite.calendarClient)-\(alice.tenantID)-calendars.read",
+            "\(b)-accesstoken-\(Suite.legacyClient)-\(bob.tenantID)-user.read",
+        ])
+        #expect(keys("RefreshToken") == [
+            "\(a)-refreshtoken-\(Suite.mailClient)--",
+            "\(a)-refreshtoken-\(Suite.calendarClient)--",
+            "\(a)-refreshtoken-1--",
+            "\(b)-refreshtoken-\(Suite.legacyClient)--",
+        ])
+        #expect(keys("IdToken") == [
+            "\(a)-idtoken-\(Suite.mailClient)-\(alice.tenantID)-",
+            "\(a)-idtoken-\(Suite.calendarClient)-\(alice.tenantID)-",
+            "\(b)-idtoken-\(Suite.legacyClient)-\(bob.tenantID)-",
+        ])
+        #expect(keys("Account") == ["\(a)-\(alice.tenantID)", "\(b)-\(bob.tenantID)"])
+        #expect(keys("AppMetadata") == [
+            "appmetadata-\(Self.environment)-\(Suite.mailClient)",
+            "appmetadata-\(Self.environment)-\(Suite.calendarClient)",
+            "appmetadata-\(Self.environment)-\(Suite.legacyClient)",
+        ])
+        let familyToken = exported["RefreshToken"]?.objectValue?["\(a)-refreshtoken-1--"]?.objectValue
+        #expect(familyToken?["client_id"] == .string(Suite.calendarClient))
+        #expect(familyToken?["family_id"] == .string("1"))
+    }
+
+    @Test(arguments: Backend.all)
+    func exportImportExportIsByteForByteEqual(_ backend: Backend) throws {
+        let (source, alice, _) = try Self.populated(backend)
+        let first = try source.mail.exportCache()
+        let text = String(decoding: first, as: UTF8.self)
+        #expect(text.contains("\"x_ms_custom\" : \"kept\""))
+        #expect(text.contains("\"x_extra\""))
+        #expect(!text.contains("TokenWipe"))
+        #expect(!text.contains("signed_in"))
+
+        let target = try Suite(backend)
+        #expect(try target.items().isEmpty)
+        #expect(try target.mail.importCache(first) == 3 + 4 + 3 + 2 + 3)
+        let second = try target.mail.exportCache()
+        #expect(second == first)
+
+        // The imported items are laid out as the SDK writes them.
+        let layout = { (items: [KeychainItem]) in
+            Set(items.filter { $0.type != 4001 }.map { "\($0.account)|\($0.service)|\($0.generic.map { String(decoding: $0, as: UTF8.self) } ?? "")|\($0.type ?? 0)" })
+        }
+        #expect(layout(try target.items()) == layout(try source.items()))
+        // And they work: the access token is served from the imported cache, the family token too.
+        let cached = try target.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
+        #expect(cached.source == .cache)
+        #expect(cached.accessToken == alice.accessToken)
+        target.clock.advance(by: 7200)
+        #expect(try target.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"]).source == .familyRefreshToken)
+    }
+
+    @Test(arguments: Backend.all)
+    func importAcceptsNumericTimestampsAndKeepsThemAsWritten(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let home = "uid.utid"
+        let input = """
+        {"AccessToken": {"\(home)-login.microsoftonline.com-accesstoken-client-utid-user.read": {
+            "credential_type": "AccessToken", "secret": "at-secret", "home_account_id": "\(home)",
+            "environment": "login.microsoftonline.com", "client_id": "client", "realm": "utid",
+            "target": "User.Read", "cached_at": 1700000000, "expires_on": 1700003600}},
+         "Account": {"\(home)-login.microsoftonline.com-utid": {
+            "home_account_id": "\(home)", "environment": "login.microsoftonline.com", "realm": "utid",
+            "local_account_id": "uid", "username": "dana@contoso.com", "authority_type": "MSSTS"}}}
+        """
+        #expect(try suite.mail.importCache(Data(input.utf8)) == 2)
+        let token = try #require(try suite.items().first { $0.type == 2001 })
+        #expect(token.account == "\(home)-login.microsoftonline.com")
+        #expect(token.service == "accesstoken-client-utid-user.read")
+        #expect(suite.json(token)["expires_on"] == .integer(1_700_003_600))
+        let app = try suite.app("com.contoso.client", client: "client")
+        #expect(try app.acquireTokenSilent(account: "dana@contoso.com", scopes: ["user.read"]).accessToken.value == "at-secret")
+    }
+
+    @Test(arguments: Backend.all)
+    func malformedImportIsRefusedAndWritesNothing(_ backend: Backend) throws {
+        let (source, alice, _) = try Self.populated(backend)
+        let exported = try #require(CacheJSON.object(from: try source.mail.exportCache()))
+        let a = "\(alice.account.homeAccountID)-\(Self.environment)"
+        let refreshKey = "\(a)-refreshtoken-\(Suite.mailClient)--"
+
+        func edited(_ section: String, _ change: (inout [String: JSONValue]) -> Void) -> Data {
+            var root = exported
+            var entries = root[section]?.objectValue ?? [:]
+            change(&entries)
+            root[section] = .object(entries)
+            return CacheJSON.data(root)
+        }
+        func entry(_ section: String, _ key: String) -> [String: JSONValue] {
+            exported[section]?.objectValue?[key]?.objectValue ?? [:]
+        }
+        let cases: [(input: Data, section: String, key: String?, reason: String)] = [
+            (Data("not json".utf8), "(root)", nil, "the input is not a JSON object"),
+            (Data("[1, 2]".utf8), "(root)", nil, "the input is not a JSON object"),
+            (CacheJSON.data(exported.merging(["Tokens": .object([:])]) { $1 }), "Tokens", nil,
+             "unknown section; expected AccessToken, RefreshToken, IdToken, Account, AppMetadata"),
+            (CacheJSON.data(exported.merging(["IdToken": .array([])]) { $1 }), "IdToken", nil, "must be an object, but it is an array"),
+            (edited("RefreshToken") { $0[refreshKey]?.removeSecret() }, "RefreshToken", refreshKey, "'secret' is missing"),
+            (edited("RefreshToken") { $0[refreshKey] = .string("x") }, "RefreshToken", refreshKey, "must be an object, but it is a string"),
+            (edited("RefreshToken") { $0["\(a)-refreshtoken-someone-else--"] = .object(entry("RefreshToken", refreshKey)) },
+             "RefreshToken", "\(a)-refreshtoken-someone-else--",
+             "the key does not match the entry's fields; expected '\(refreshKey)' or '\(a)-refreshtoken-1--'"),
+            (edited("RefreshToken") {
+                var token = entry("RefreshToken", refreshKey)
+                token["expires_on"] = .string("soon")
+                $0[refreshKey] = .object(token)
+            }, "RefreshToken", refreshKey, "'expires_on' must be whole epoch seconds, like \"1700000000\""),
+            (edited("Account") {
+                let key = "\(a)-\(alice.tenantID)"
+                var account = entry("Account", key)
+                account["authority_type"] = .string("Kerberos")
+                $0[key] = .object(account)
+            }, "Account", "\(a)-\(alice.tenantID)", "'authority_type' is 'Kerberos'; expected MSSTS, AAD, MSA or ADFS"),
+            (edited("IdToken") {
+                let key = "\(a)-idtoken-\(Suite.mailClient)-\(alice.tenantID)-"
+                $0[key] = .object(entry("AccessToken", "\(a)-accesstoken-\(Suite.mailClient)-\(alice.tenantID)-user.read mail.read"))
+            }, "IdToken", "\(a)-idtoken-\(Suite.mailClient)-\(alice.tenantID)-", "'credential_type' is AccessToken, which belongs in AccessToken"),
+        ]
+        let target = try Suite(backend)
+        for (input, section, key, reason) in cases {
+            let error = #expect(throws: TokenCacheError.self) { try target.mail.importCache(input) }
+            #expect(error == .invalidImport(section: section, key: key, reason: reason))
+            #expect(error?.status == .param)
+            #expect(error?.message.hasSuffix("; nothing was written") == true)
+            // Valid sections sort before the bad ones, and still nothing was written.
+            #expect(try target.items().isEmpty)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Drops `secret` from an object value.
+    mutating func removeSecret() {
+        guard case .object(var object) = self else { return }
+        object["secret"] = nil
+        self = .object(object)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import SharedKeychain
+import Testing
+@testable import TokenCache
+
+/// `remove`, `wipeAccount`, `wipeCacheForAllAccounts` and the wipe record.
+@Suite("Removal and wipe")
+struct RemovalTests {
+    static let wipeTime = "2023-11-14T22:13:20Z"
+
+    @Test(arguments: Backend.all)
+    func removeInOneFamilyAppDeletesTheFamilyTokenASiblingReliedOn(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com")
+        let bob = try suite.legacy.signIn(username: "bob@contoso.com")
+        let user = "\(alice.account.homeAccountID)-login.microsoftonline.com"
+        #expect(try suite.calendar.accounts() == [alice.account])
+
+        let deleted = try suite.mail.remove(account: alice.account.homeAccountID)
+        // Mail's access, refresh, family refresh and ID tokens: every credential with its client_id.
+        #expect(deleted == 4)
+        let left = try suite.items().filter { $0.account == user }
+        #expect(left.compactMap(\.type).sorted() == [1003, 4001])
+        #expect(try suite.item(account: user, service: "refreshtoken-1--") == nil)
+        #expect(try suite.mail.accounts().isEmpty)
+        #expect(try suite.calendar.accounts().isEmpty)
+        // Calendar relied on that family token.
+        let error = #expect(throws: TokenCacheError.self) {
+            try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
+        }
+        guard case .interactionRequired(_, let lastWipe)? = error else {
+            Issue.record("expected interactionRequired, got \(String(describing: error))")
+            return
+        }
+        #expect(lastWipe == WipeRecord(bundleID: "com.contoso.mail", wipeTime: suite.clock.now))
+        #expect(error?.message.hasSuffix("; last wiped by com.contoso.mail at \(Self.wipeTime)") == true)
+        // Other users and other apps' tokens are untouched.
+        #expect(try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).accessToken == bob.accessToken)
+    }
+
+    @Test(arguments: Backend.all)
+    func removeLeavesAFamilyTokenAnotherAppWroteLast(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.signIn(username: "alice@contoso.com")
+        // Calendar redeems the family token, and so becomes its client_id.
+        _ = try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"])
+        #expect(try suite.mail.remove(account: "alice@contoso.com") == 3)
+        suite.clock.advance(by: 3600)
+        #expect(try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"]).source == .familyRefreshToken)
+        #expect(try suite.calendar.accounts().map(\.username) == ["alice@contoso.com"])
+        // Mail is signed out: its list hides alice though the family token would show her.
+        #expect(try suite.mail.accounts().isEmpty)
+    }
+
+    @Test(arguments: Backend.all)
+    func removeOfAnUnknownAccountOrWithoutRefreshTokens(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let error = #expect(throws: TokenCacheError.self) { try suite.mail.remove(account: "nobody@contoso.com") }
+        #expect(error == .accountNotFound("nobody@contoso.com"))
+        #expect(error?.status == .itemNotFound)
+        try suite.mail.signIn(username: "alice@contoso.com")
+        // Legacy has no credentials for alice: nothing deleted, so no wipe record.
+        #expect(try suite.legacy.remove(account: "alice@contoso.com") == 0)
+        #expect(try suite.legacy.wipeInfo() == nil)
+    }
+
+    @Test(arguments: Backend.all)
+    func wipeAccountDeletesEveryAppsItemsOfThatUser(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com")
+        try suite.legacy.signIn(username: "alice@contoso.com")
+        let bob = try suite.mail.signIn(username: "bob@contoso.com")
+        let user = "\(alice.account.homeAccountID)-login.microsoftonline.com"
+        let aliceItems = try suite.items().filter { $0.account == user }.count
+        #expect(aliceItems == 10)
+        suite.clock.advance(by: 60)
+        #expect(try suite.calendar.wipeAccount("alice@contoso.com") == aliceItems)
+        #expect(try suite.items().filter { $0.account == user }.isEmpty)
+        #expect(try suite.mail.accounts() == [bob.account])
+        #expect(try suite.legacy.accounts().isEmpty)
+        #expect(try suite.mail.wipeInfo() == WipeRecord(bundleID: "com.contoso.calendar", wipeTime: suite.clock.now))
+        let error = #expect(throws: TokenCacheError.self) {
+            try suite.legacy.acquireTokenSilent(account: alice.account.homeAccountID, scopes: ["user.read"])
+        }
+        #expect(error?.message.contains("last wiped by com.contoso.calendar at 2023-11-14T22:14:20Z") == true)
+        #expect(try suite.mail.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).source == .cache)
+    }
+
+    @Test(arguments: Backend.all)
+    func wipeOfAllAccountsByOneAppEndsEveryAppsSession(_ backend: Backend) throws {
+        let counting = CountingStore(try backend.makeStore())
+        let suite = try Suite(backend, store: counting)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com")
+        try suite.legacy.signIn(username: "bob@contoso.com")
+        let before = try suite.items().count
+        counting.reset()
+        // Calendar never signed anyone in, and may wipe everything anyway.
+        #expect(try suite.calendar.wipeCacheForAllAccounts() == before)
+        // One delete of the whole group, then the wipe record's update-then-add.
+        #expect(counting.calls == ["delete": 1, "update": 1, "add": 1])
+        let items = try suite.items()
+        #expect(items.count == 1)
+        let record = try #require(items.first)
+        #expect(record.account == "TokenWipe")
+        #expect(record.service == "Microsoft.ADAL.WipeAll.1")
+        #expect(record.generic == Data("Microsoft.ADAL.WipeAll.1".utf8))
+        #expect(record.type == nil)
+        #expect(suite.json(record) == ["bundleId": .string("com.contoso.calendar"), "wipeTime": .string(Self.wipeTime)])
+
+        let error = #expect(throws: TokenCacheError.self) {
+            try suite.mail.acquireTokenSilent(account: alice.account.homeAccountID, scopes: ["user.read"])
+        }
+        let wipe = WipeRecord(bundleID: "com.contoso.calendar", wipeTime: suite.clock.now)
+        #expect(error == .interactionRequired(reason: "no account '\(alice.account.homeAccountID)' is in the cache", lastWipe: wipe))
+        #expect(error?.message == "interaction_required: no account '\(alice.account.homeAccountID)' is in the cache; last wiped by com.contoso.calendar at \(Self.wipeTime)")
+        #expect(try suite.mail.wipeInfo() == wipe)
+        #expect(try suite.mail.accounts().isEmpty)
+        // A later wipe by mail replaces the record.
+        suite.clock.advance(by: 1)
+        #expect(try suite.mail.wipeCacheForAllAccounts() == 1)
+        #expect(try suite.legacy.wipeInfo()?.bundleID == "com.contoso.mail")
+        #expect(try suite.items().count == 1)
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import SharedKeychain
+import Testing
+@testable import TokenCache
+
+/// `acquireTokenSilent`: cache hits, refreshes with the app's or the family's refresh token,
+/// and interaction required.
+@Suite("Silent acquisition")
+struct SilentAcquisitionTests {
+    @Test(arguments: Backend.all)
+    func validAccessTokenComesFromTheCacheWithCaseInsensitiveScopes(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let signedIn = try suite.mail.signIn(username: "alice@contoso.com", scopes: ["User.Read", "Mail.Read"])
+        let before = try suite.items()
+        let cached = try suite.mail.acquireTokenSilent(account: "ALICE@contoso.com", scopes: ["mail.read"])
+        #expect(cached.source == .cache)
+        #expect(cached.accessToken == signedIn.accessToken)
+        #expect(cached.idToken == signedIn.idToken)
+        #expect(cached.scopes == ["User.Read", "Mail.Read"])
+        #expect(cached.account == signedIn.account)
+        // By home account ID too; and a cache hit writes nothing.
+        #expect(try suite.mail.acquireTokenSilent(account: signedIn.account.homeAccountID, scopes: ["user.read"]).source == .cache)
+        #expect(try suite.items() == before)
+        // A scope the token lacks needs a new one.
+        let wider = try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read", "Calendars.Read"])
+        #expect(wider.source == .familyRefreshToken)
+        #expect(wider.scopes == ["user.read", "Calendars.Read"])
+    }
+
+    @Test(arguments: Backend.all)
+    func expiredAccessTokenIsRefreshedAndTheRefreshTokenRotated(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let signedIn = try suite.legacy.signIn(username: "bob@contoso.com")
+        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        let refreshService = "refreshtoken-\(Suite.legacyClient)--"
+        let oldRefreshToken = suite.json(try suite.item(account: user, service: refreshService))["secret"]
+        // Five minutes and one second before expiry the token is still good...
+        suite.clock.advance(by: 3600 - 301)
+        #expect(try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).source == .cache)
+        // ...two seconds later it is inside MSAL's margin and gets refreshed.
+        suite.clock.advance(by: 2)
+        let refreshed = try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"])
+        #expect(refreshed.source == .refreshToken)
+        #expect(refreshed.accessToken != signedIn.accessToken)
+        #expect(refreshed.expiresOn == suite.clock.now.addingTimeInterval(3600))
+        let newRefreshToken = suite.json(try suite.item(account: user, service: refreshService))["secret"]
+        #expect(newRefreshToken != oldRefreshToken)
+        #expect(newRefreshToken?.stringValue?.hasPrefix("emulated-refresh-token.") == true)
+        // The new access token replaced the old item: still one per client, realm and target.
+        let accessTokens = try suite.items().filter { $0.type == 2001 }
+        #expect(accessTokens.count == 1)
+        #expect(suite.json(accessTokens.first)["secret"] == .string(refreshed.accessToken.value))
+        #expect(suite.json(accessTokens.first)["expires_on"] == .string(String(Int(suite.clock.now.timeIntervalSince1970) + 3600)))
+        #expect(try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).accessToken == refreshed.accessToken)
+    }
+
+    @Test(arguments: Backend.all)
+    func familyAppRefreshesThroughTheFamilyTokenAndRotatesBothCopies(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let signedIn = try suite.mail.signIn(username: "alice@contoso.com")
+        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        suite.clock.advance(by: 3600)
+        let refreshed = try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
+        // The app metadata says the app is in family 1, so the family token is tried first.
+        #expect(refreshed.source == .familyRefreshToken)
+        let own = suite.json(try suite.item(account: user, service: "refreshtoken-\(Suite.mailClient)--"))
+        let family = suite.json(try suite.item(account: user, service: "refreshtoken-1--"))
+        #expect(own["secret"] == family["secret"])
+        #expect(own["cached_at"] == .string("1700003600"))
+    }
+
+    @Test(arguments: Backend.all)
+    func siblingAppOfTheFamilyGetsATokenThroughTheFamilyRefreshToken(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let signedIn = try suite.mail.signIn(username: "alice@contoso.com")
+        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        // Calendar never signed anyone in, and sees mail's account through the family token.
+        #expect(try suite.calendar.accounts().map(\.username) == ["alice@contoso.com"])
+        let sso = try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"])
+        #expect(sso.source == .familyRefreshToken)
+        #expect(sso.account.homeAccountID == signedIn.account.homeAccountID)
+        #expect(sso.accessToken != signedIn.accessToken)
+        // Calendar now has tokens of its own, and wrote the family token last.
+        #expect(try suite.item(account: user, service: "refreshtoken-\(Suite.calendarClient)--") != nil)
+        #expect(suite.json(try suite.item(account: user, service: "refreshtoken-1--"))["client_id"] == .string(Suite.calendarClient))
+        let idToken = try #require(try suite.item(account: user, service: "idtoken-\(Suite.calendarClient)-\(sso.tenantID)-"))
+        #expect(suite.json(idToken)["client_id"] == .string(Suite.calendarClient))
+        #expect(try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"]).source == .cache)
+        // Mail's own access token is untouched by calendar's.
+        #expect(try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]).accessToken == signedIn.accessToken)
+    }
+
+    @Test(arguments: Backend.all)
+    func appOutsideTheFamilyCannotRedeemTheFamilyToken(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.signIn(username: "alice@contoso.com")
+        let error = #expect(throws: TokenCacheError.self) {
+            try suite.legacy.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
+        }
+        guard case .interactionRequired(let reason, let lastWipe)? = error else {
+            Issue.record("expected interactionRequired, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("not a member of family 1"))
+        #expect(lastWipe == nil)
+        #expect(error?.status == .itemNotFound)
+    }
+
+    @Test(arguments: Backend.all)
+    func noRefreshTokenMeansInteractionRequired(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let unknown = #expect(throws: TokenCacheError.self) {
+            try suite.mail.acquireTokenSilent(account: "nobody@contoso.com", scopes: ["user.read"])
+        }
+        #expect(unknown == .interactionRequired(reason: "no account 'nobody@contoso.com' is in the cache", lastWipe: nil))
+        #expect(unknown?.message == "interaction_required: no account 'nobody@contoso.com' is in the cache")
+
+        let signedIn = try suite.legacy.signIn(username: "bob@contoso.com")
+        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        // Still valid: no refresh token needed.
+        try suite.legacy.keychain.delete(KeychainQuery(group: suite.group, account: user, type: 2002))
+        #expect(try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).source == .cache)
+        suite.clock.advance(by: 3600)
+        let error = #expect(throws: TokenCacheError.self) {
+            try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"])
+        }
+        guard case .interactionRequired(let reason, nil)? = error else {
+            Issue.record("expected interactionRequired without wipe record, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.hasPrefix("no refresh token of client \(Suite.legacyClient)"))
+        #expect(!error.debugDescription.contains(signedIn.accessToken.value))
+    }
+
+    @Test(arguments: Backend.all)
+    func badArgumentsAreRefused(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        #expect(throws: TokenCacheError.invalidArgument("at least one scope is needed")) {
+            try suite.mail.signIn(username: "alice@contoso.com", scopes: [" "])
+        }
+        #expect(throws: TokenCacheError.invalidArgument("the username is empty")) {
+            try suite.mail.signIn(username: "  ")
+        }
+        let error = #expect(throws: TokenCacheError.self) {
+            try suite.app("com.contoso.empty", client: " ")
+        }
+        #expect(error?.status == .param)
+        #expect(try suite.items().isEmpty)
+    }
+}
