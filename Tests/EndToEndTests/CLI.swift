@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs the built `shared-keychain` binary as a separate process, the way scripts use it. Each
@@ -44,6 +45,22 @@ struct CLI: Sendable {
         return url.path
     }
 
+    /// Runs several invocations at the same moment and waits for all of them.
+    func runConcurrently(_ invocations: [[String]]) throws -> [Result] {
+        let results = Mutex<[Int: Result]>([:])
+        let failures = Mutex<[any Error]>([])
+        DispatchQueue.concurrentPerform(iterations: invocations.count) { index in
+            do {
+                let result = try run(invocations[index])
+                results.withLock { $0[index] = result }
+            } catch {
+                failures.withLock { $0.append(error) }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw failure }
+        return results.withLock { dictionary in invocations.indices.compactMap { dictionary[$0] } }
+    }
+
     @discardableResult
     func run(_ arguments: [String], input: Data? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
@@ -60,8 +77,8 @@ struct CLI: Sendable {
         // Output goes to files, so a chatty child can never block on a full pipe.
         let outURL = fixtures.appendingPathComponent("out-\(UUID().uuidString)")
         let errURL = fixtures.appendingPathComponent("err-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)

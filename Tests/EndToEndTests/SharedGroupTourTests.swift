@@ -65,7 +65,7 @@ struct SharedGroupTourTests {
         let listed = try #require(try list.json() as? [[String: Any]])
         #expect(listed.count == 2)
         #expect(listed.allSatisfy { $0["data"] == nil && $0["dataBase64"] == nil })
-        #expect(!list.output.contains("c\""))
+        #expect(!list.output.contains("\"data"))
 
         let raw = try cli.run(["item", "get", "--account", "bob"] + b)
         #expect(raw.standardOutput == binary)

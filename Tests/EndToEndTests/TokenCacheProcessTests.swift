@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// The token cache across app processes: the README's "Token cache" session, and sign-ins
+/// racing each other.
+@Suite("End to end: token cache across app processes")
+struct TokenCacheProcessTests {
+    let clientID = "4b0db8c2-9f26-4417-8bde-3f0e3656f8e0"
+
+    func apps(_ cli: CLI) throws -> (mail: [String], calendar: [String]) {
+        let shared = try cli.entitlements("shared", groups: ["$(AppIdentifierPrefix)com.microsoft.adalcache"])
+        let common = ["--team", "ABCDE12345", "--entitlements", shared, "--client-id", clientID, "--family-id", "1"]
+        return (["--app", "com.contoso.mail"] + common, ["--app", "com.contoso.calendar"] + common)
+    }
+
+    @Test func wipeBySiblingForcesInteractionAndIsRecorded() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, calendar) = try apps(cli)
+
+        let signIn = try cli.run(["token", "signin", "--user", "alice@contoso.com", "--json"] + mail)
+        #expect(signIn.status == 0, "\(signIn.standardError)")
+        let signed = try signIn.jsonObject()
+        #expect(signed["source"] as? String == "interactive")
+        let token = try #require(signed["accessToken"] as? String)
+        #expect(token.contains("…"), "secrets are masked by default")
+
+        let accounts = try #require(try cli.run(["token", "accounts", "--json"] + calendar).json() as? [[String: Any]])
+        #expect(accounts.map { $0["username"] as? String } == ["alice@contoso.com"])
+
+        // SSO: calendar never signed in. The suite shares one client ID, so mail's access token
+        // serves calendar as is; a new scope is minted from the family refresh token.
+        let sso = try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent", "--json", "--show-secrets"] + calendar)
+        #expect(sso.status == 0, "\(sso.standardError)")
+        #expect(try sso.jsonObject()["source"] as? String == "cache")
+        #expect((try sso.jsonObject()["accessToken"] as? String)?.contains("…") == false)
+        let newScope = try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent", "--scopes", "calendars.read", "--json"] + calendar)
+        #expect(try newScope.jsonObject()["source"] as? String == "family_refresh_token")
+
+        #expect(try cli.run(["token", "wipe"] + calendar).status == 0)
+
+        let failed = try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent", "--json"] + mail)
+        #expect(failed.status == 20)
+        let error = try #require(try JSONSerialization.jsonObject(with: Data(failed.standardError.utf8)) as? [String: [String: Any]])
+        #expect(error["error"]?["code"] as? String == "interaction_required")
+        #expect((error["error"]?["message"] as? String)?.contains("com.contoso.calendar") == true)
+
+        let info = try cli.run(["token", "wipe-info", "--json"] + mail).jsonObject()
+        #expect(info["bundleId"] as? String == "com.contoso.calendar")
+    }
+
+    @Test func exportImportRoundTripsThroughFiles() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, calendar) = try apps(cli)
+        #expect(try cli.run(["token", "signin", "--user", "bob@contoso.com"] + mail).status == 0)
+        let exported = cli.fixtures.appendingPathComponent("cache.json")
+        #expect(try cli.run(["cache", "export", "--output", exported.path] + mail).status == 0)
+        let attributes = try FileManager.default.attributesOfItem(atPath: exported.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        #expect(try cli.run(["token", "wipe"] + mail).status == 0)
+        let imported = try cli.run(["cache", "import", "--input", exported.path, "--json"] + calendar)
+        #expect(try imported.jsonObject()["imported"] as? Int == 6)
+        let again = try cli.run(["cache", "export"] + mail)
+        #expect(again.standardOutput == (try Data(contentsOf: exported)) + Data("\n".utf8))
+    }
+
+    @Test func concurrentSignInsOfTwoAppsAreBothListed() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, calendar) = try apps(cli)
+        #expect(try cli.run(["keyring", "start"]).status == 0)
+        let rounds = 8
+        for round in 0..<rounds {
+            let results = try cli.runConcurrently([
+                ["token", "signin", "--user", "m\(round)@contoso.com"] + mail,
+                ["token", "signin", "--user", "c\(round)@contoso.com"] + calendar,
+            ])
+            #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.standardError))")
+        }
+        let listed = try #require(try cli.run(["token", "accounts", "--json"] + mail).json() as? [[String: Any]])
+        let names = Set(listed.compactMap { $0["username"] as? String })
+        #expect(names.count == 2 * rounds)
+        #expect(names.contains("m7@contoso.com") && names.contains("c7@contoso.com"))
+    }
+}
