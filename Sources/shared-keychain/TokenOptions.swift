@@ -5,14 +5,14 @@ import TokenCache
 
 /// How an app's MSAL configuration is given on the command line.
 struct TokenOptions: ParsableArguments {
-    @Option(name: .customLong("client-id"), help: "The app registration's client ID; every app of a suite shares one.")
-    var clientID: String
+    @Option(name: .customLong("client-id"), help: "The app registration's client ID; every app of a suite shares one. With --suite: from the manifest.")
+    var clientID: String?
 
-    @Option(name: .customLong("family-id"), help: "The app's family (FOCI), e.g. 1; family apps share a family refresh token.")
+    @Option(name: .customLong("family-id"), help: "The app's family (FOCI), e.g. 1; family apps share a family refresh token. With --suite: from the manifest.")
     var familyID: String?
 
-    @Option(name: .customLong("sharing-group"), help: "The keychain sharing group, without the team prefix.")
-    var sharingGroup: String = TokenCacheConfiguration.defaultSharingGroup
+    @Option(name: .customLong("sharing-group"), help: "The keychain sharing group, without the team prefix (default com.microsoft.adalcache). With --suite: from the manifest.")
+    var sharingGroup: String?
 
     @Option(name: .customLong("authority-host"), help: "The authority host, which is the cache's environment.")
     var authorityHost: String = TokenCacheConfiguration.defaultAuthorityHost
@@ -37,8 +37,14 @@ struct TokenOptions: ParsableArguments {
 
     func tokenCache(_ global: GlobalOptions, app: AppOptions) throws -> TokenCache {
         let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let suiteApp = try app.suiteApp()
+        guard let clientID = clientID ?? suiteApp?.clientID else {
+            throw UsageFailure(message: "give --client-id (or --suite with an app that has a client_id)")
+        }
         let configuration = TokenCacheConfiguration(
-            clientID: clientID, keychainSharingGroup: sharingGroup, authorityHost: authorityHost, familyID: familyID)
+            clientID: clientID,
+            keychainSharingGroup: sharingGroup ?? suiteApp?.keychainGroup.identifier ?? TokenCacheConfiguration.defaultSharingGroup,
+            authorityHost: authorityHost, familyID: familyID ?? suiteApp?.familyID)
         return try TokenCache(keychain: keychain, configuration: configuration,
                               issuer: EmulatedIssuer(accessTokenLifetime: tokenLifetime), now: clock())
     }

@@ -1,0 +1,102 @@
+import Foundation
+import SharedKeychain
+
+/// Reads one entry of a manifest's `apps` list, and the property lists it references.
+struct ManifestAppReader {
+    static let keys = [
+        "name", "bundle_id", "team_id", "client_id", "redirect_uri", "keychain_group", "family_id",
+        "broker", "certificate_auth", "certificate_auth_redirect_uri", "privileged", "entitlements", "info_plist",
+    ]
+
+    let field: DocumentField
+    /// Relative plist paths resolve against the manifest's directory.
+    let directory: URL
+
+    func read() throws(SuiteManifestError) -> SuiteApp {
+        let unnamed = try field.dictionary(known: Self.keys)
+        let bundleField = try unnamed.required("bundle_id")
+        let bundleID = try bundleField.nonEmptyString()
+        // Every later error names the app.
+        let entry = unnamed.inApp(bundleID)
+
+        let teamField = try entry.required("team_id")
+        let teamText = try teamField.string()
+        let team: TeamIdentifier
+        do { team = try TeamIdentifier(teamText) } catch {
+            throw .invalidValue(teamField.location, value: teamText, reason: "a team ID is 10 upper-case letters or digits, like 'ABCDE12345'")
+        }
+        do { _ = try AppIdentity(bundleID: bundleID, teamID: team) } catch {
+            throw .invalidValue(bundleField.location.inApp(bundleID), value: bundleID,
+                                reason: "use letters, digits, '-' and '.', like 'com.contoso.mail'")
+        }
+        let (entitlements, entitlementsSource) = try readEntitlements(entry.required("entitlements"))
+        let (infoPlist, infoPlistSource) = try readInfoPlist(entry.required("info_plist"), app: bundleID)
+
+        return SuiteApp(
+            name: try entry.optional("name")?.string(),
+            bundleID: bundleID,
+            teamID: team,
+            clientID: try entry.required("client_id").nonEmptyString(),
+            redirectURI: try entry.required("redirect_uri").nonEmptyString(),
+            keychainGroup: try readKeychainGroup(entry, team: team),
+            familyID: try entry.optional("family_id")?.nonEmptyString(),
+            usesBroker: try entry.bool("broker", default: false),
+            certificateBasedAuth: try entry.bool("certificate_auth", default: false),
+            certificateAuthRedirectURI: try entry.optional("certificate_auth_redirect_uri")?.nonEmptyString(),
+            privileged: try entry.bool("privileged", default: false),
+            entitlements: entitlements,
+            entitlementsSource: entitlementsSource,
+            infoPlist: infoPlist,
+            infoPlistSource: infoPlistSource,
+            declaration: entry.location)
+    }
+
+    /// The group the SDK is told to use, written without the team prefix, as in
+    /// `keychainSharingGroup = "com.microsoft.adalcache"`.
+    private func readKeychainGroup(_ entry: DocumentDictionary, team: TeamIdentifier) throws(SuiteManifestError) -> AccessGroup {
+        let field = entry.optional("keychain_group")
+        let location = field?.location ?? entry.location.child("keychain_group", line: nil)
+        let text = try field?.nonEmptyString() ?? SuiteApp.defaultKeychainGroup
+        if text.hasPrefix("\(team.rawValue).") || text.hasPrefix("$(") {
+            throw .invalidValue(location, value: text,
+                                reason: "write the group without the team prefix (like 'com.microsoft.adalcache'); the SDK adds '\(team.rawValue).' itself")
+        }
+        do { return try AccessGroup(teamID: team, identifier: text) } catch {
+            guard case .malformedGroup(_, let reason) = error else { throw .invalidValue(location, value: text, reason: "\(error)") }
+            throw .invalidValue(location, value: text, reason: reason)
+        }
+    }
+
+    /// A path to an entitlements plist, or the `keychain-access-groups` entries inline.
+    private func readEntitlements(_ field: DocumentField) throws(SuiteManifestError) -> (Entitlements, PlistSource) {
+        switch field.node.value {
+        case .list:
+            return (Entitlements(keychainAccessGroups: try field.stringList()), .inline(field.location))
+        case .string(let path):
+            let url = resolve(path)
+            do { return (try Entitlements(contentsOf: url), .file(url)) } catch {
+                throw .entitlements(field.location, error)
+            }
+        default:
+            throw field.wrongType("a path to an entitlements.plist, or a list of keychain-access-groups entries")
+        }
+    }
+
+    /// A path to an Info.plist, or a mapping with its `CFBundleURLTypes` and
+    /// `LSApplicationQueriesSchemes` inline.
+    private func readInfoPlist(_ field: DocumentField, app: String) throws(SuiteManifestError) -> (InfoPlist, PlistSource) {
+        switch field.node.value {
+        case .dictionary:
+            return (try InfoPlist(field, strict: true), .inline(field.location))
+        case .string(let path):
+            let url = resolve(path)
+            return (try InfoPlist(contentsOf: url, app: app), .file(url))
+        default:
+            throw field.wrongType("a path to an Info.plist, or a mapping with CFBundleURLTypes and LSApplicationQueriesSchemes")
+        }
+    }
+
+    private func resolve(_ path: String) -> URL {
+        URL(fileURLWithPath: path, relativeTo: directory).standardizedFileURL
+    }
+}
