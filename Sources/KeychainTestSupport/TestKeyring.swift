@@ -1,1 +1,81 @@
-enum TestSupportPlaceholder {}
+import Foundation
+import KeychainStorage
+import SecretServiceStorage
+import Synchronization
+
+/// One private keyring for the whole test process: started on first use in a fresh temporary
+/// state directory, stopped (and its directory removed) when the process exits. Never the
+/// user's keyring: the process's session bus is pointed at the private bus before anything
+/// connects.
+///
+/// Tests share the daemon and keep apart by using unique access groups (``uniqueGroup(_:)``).
+/// A test that stops, kills or freezes the daemon does so inside ``withExclusiveAccess(_:)``;
+/// stores from ``store(_:timeout:)`` wait while it runs, so other tests never see the gap.
+public enum TestKeyring {
+    /// Which store layout a test wants.
+    public enum Layout: Sendable, CaseIterable, CustomStringConvertible {
+        case defaultCollection
+        case collectionPerGroup
+
+        public var description: String {
+            switch self {
+            case .defaultCollection: "defaultCollection"
+            case .collectionPerGroup: "collectionPerGroup"
+            }
+        }
+    }
+
+    private static let shared = Mutex<PrivateKeyring?>(nil)
+
+    /// The shared keyring, started on first use (thread-safe).
+    public static func keyring() throws -> PrivateKeyring {
+        try shared.withLock { (shared) throws -> PrivateKeyring in
+            if let keyring = shared { return keyring }
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("sk-test-\(getpid())-\(UUID().uuidString.prefix(8))")
+            let keyring = PrivateKeyring(stateDirectory: directory)
+            try keyring.start()
+            // Point this process's session bus at the private one before anything connects.
+            _ = try SecretServiceStore(configuration: keyring.storeConfiguration(collectionPerGroup: false))
+            shared = keyring
+            atexit { TestKeyring.stopAtExit() }
+            return keyring
+        }
+    }
+
+    /// A store on the shared keyring whose operations wait while a test holds exclusive access.
+    public static func store(_ layout: Layout = .collectionPerGroup, timeout: Double = 5) throws -> GuardedStore {
+        GuardedStore(base: try unguardedStore(layout, timeout: timeout))
+    }
+
+    /// A store on the shared keyring that ignores exclusive access: for use INSIDE
+    /// ``withExclusiveAccess(_:)`` (a guarded store would wait for the test itself).
+    public static func unguardedStore(_ layout: Layout = .collectionPerGroup, timeout: Double = 5) throws
+        -> SecretServiceStore
+    {
+        let configuration = try keyring().storeConfiguration(
+            collectionPerGroup: layout == .collectionPerGroup, timeout: timeout)
+        return try SecretServiceStore(configuration: configuration)
+    }
+
+    /// A fresh access group, `SKTEST1234.<label>.<random>`.
+    public static func uniqueGroup(_ label: String = "test") -> String {
+        let safe = String(label.unicodeScalars.map { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) ? Character(scalar) : "-"
+        })
+        return "SKTEST1234.\(safe).\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    /// Runs `body` while no guarded store operation runs anywhere in the process: for tests
+    /// that stop, kill or freeze the shared daemon. `body` must leave the keyring running.
+    public static func withExclusiveAccess<T>(_ body: (PrivateKeyring) throws -> T) throws -> T {
+        let keyring = try keyring()
+        return try AccessLock.shared.exclusive { try body(keyring) }
+    }
+
+    private static func stopAtExit() {
+        guard let keyring = shared.withLock({ $0 }) else { return }
+        _ = try? keyring.stop()
+        try? FileManager.default.removeItem(at: keyring.stateDirectory)
+    }
+}

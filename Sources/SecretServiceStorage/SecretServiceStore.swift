@@ -1,2 +1,499 @@
-// Placeholder until the Secret Service backend lands.
-enum Placeholder {}
+import CLibsecret
+import Foundation
+import KeychainStorage
+import Logging
+
+/// Generic-password items in a Secret Service (gnome-keyring, KeePassXC, ...) through libsecret.
+///
+/// Each ``StoredItem`` is one Secret Service item with the searchable string attributes
+/// `access-group`, `account`, `service`, `generic` (base64), `type` (decimal) and `creator`
+/// (the last three absent when nil), plus `xdg:schema` = `org.sharedkeychain.GenericPassword`.
+/// Its label is the item's label, or "account @ service". The secret is an ``ItemEnvelope``
+/// holding the whole record, so listing N items costs one path search per group and ONE
+/// `GetSecrets`, never one D-Bus proxy per item.
+///
+/// - Atomicity: `add`, `update` and `delete` run under an exclusive `flock` per access group in
+///   ``Configuration/lockDirectory``, so "check the key, then create" holds across threads and
+///   processes that share the directory.
+/// - Locked collections are ``StorageError/locked(collection:)``, never an empty result. In the
+///   ``Layout/collectionPerGroup(masterPassword:)`` layout, a group collection found locked the
+///   first time this store meets it during a run of the daemon (as after a restart) is unlocked
+///   with the master password; one locked again later stays `.locked`.
+/// - Each call is bounded by ``Configuration/timeout`` (``StorageError/timedOut(operation:seconds:)``).
+///   A call that timed out may still complete in the daemon later.
+/// - When the daemon restarted (stale session), the store reconnects and retries once.
+/// - Thread-safe: one store may serve many threads.
+public final class SecretServiceStore: ItemStore {
+    public let name = "secret-service"
+    public let configuration: Configuration
+
+    private let client: SecretServiceClient
+    private let directory = CollectionDirectory()
+    private let locks: GroupLocks
+    private var logger: Logger { configuration.logger }
+
+    /// Prepares a store; it connects on first use. Fails only when the configuration names a
+    /// bus other than the one this process already uses.
+    public init(configuration: Configuration = Configuration()) throws(StorageError) {
+        try SessionBus.select(address: configuration.busAddress)
+        self.configuration = configuration
+        client = SecretServiceClient(timeout: configuration.timeout, logger: configuration.logger)
+        locks = GroupLocks(directory: configuration.lockDirectory, waitLimit: configuration.lockTimeout)
+    }
+
+    // MARK: ItemStore
+
+    public func add(_ item: StoredItem) throws(StorageError) {
+        let envelope = ItemEnvelope(item: item, sequence: InsertionClock.next())
+        try locks.withLocks([item.group]) { () throws(StorageError) in
+            try perform("add") { service in
+                let found = try client.searchPaths(service, attributes: ItemAttributes.matching(item.primaryKey))
+                if let locked = found.locked.first {
+                    try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
+                }
+                guard found.unlocked.isEmpty else { throw StorageError.duplicateItem(item.primaryKey) }
+                let collection = try writableCollection(for: item.group, service)
+                _ = try create(envelope, in: collection, replace: true, service)
+            }
+        }
+    }
+
+    public func items(matching query: ItemQuery, limit: Int?) throws(StorageError) -> [StoredItem] {
+        if let limit, limit <= 0 { return [] }
+        return try perform("search") { service in
+            let items = try fetch(query, service).map(\.envelope.item)
+            guard let limit else { return items }
+            return Array(items.prefix(limit))
+        }
+    }
+
+    public func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
+        try locks.withLocks(query.groups) { () throws(StorageError) -> Int in
+            try perform("update") { service in
+                let fetched = try fetch(query, service)
+                guard !fetched.isEmpty else { return 0 }
+                let matched = fetched.map(\.envelope.item)
+                let taken = try keysTaken(by: change, from: matched, at: date, service)
+                let plan = try UpdatePlan(matched: matched, change: change, at: date) { key in taken.contains(key) }
+                try apply(plan, to: fetched, service)
+                return plan.replacements.count
+            }
+        }
+    }
+
+    public func delete(matching query: ItemQuery) throws(StorageError) -> Int {
+        try locks.withLocks(query.groups) { () throws(StorageError) -> Int in
+            try perform("delete") { service in
+                var deleted = 0
+                for group in Self.unique(query.groups) {
+                    if configuration.layout.masterPassword != nil && query.selectsWholeGroups {
+                        deleted += try deleteWholeGroup(group, service)
+                        continue
+                    }
+                    let attributes = ItemAttributes.matching(query, in: group)
+                    for path in try searchUnlocked(attributes, group: group, service)
+                    where try deleteItem(path, service) {
+                        deleted += 1
+                    }
+                }
+                return deleted
+            }
+        }
+    }
+
+    // MARK: Maintenance
+
+    /// Locks the collections holding `groups`' items (for tests and `keyring lock`). Until they
+    /// are unlocked, operations on those groups fail with ``StorageError/locked(collection:)``.
+    public func lock(groups: [String]) throws(StorageError) {
+        try perform("lock") { service in
+            var collections = Set<String>()
+            for group in Self.unique(groups) {
+                if configuration.layout.masterPassword != nil,
+                    let path = try resolveCollection(for: group, creatingWith: nil, useCache: false, service)
+                {
+                    collections.insert(path)
+                }
+                let found = try client.searchPaths(
+                    service, attributes: ItemAttributes.matching(ItemQuery(groups: [group]), in: group))
+                collections.formUnion(found.unlocked.map(CollectionDirectory.collection(ofItem:)))
+            }
+            try client.lock(service, paths: collections.sorted())
+        }
+    }
+
+    /// The object path of `group`'s own collection in the per-group layout, looked up afresh;
+    /// nil when it does not exist or the layout has none.
+    public func collectionPath(forGroup group: String) throws(StorageError) -> String? {
+        guard configuration.layout.masterPassword != nil else { return nil }
+        return try perform("find collection") { service in
+            try resolveCollection(for: group, creatingWith: nil, useCache: false, service)
+        }
+    }
+
+    // MARK: Operation runner
+
+    /// Signals that the body changed the keyring's state (unlocked a collection, dropped a stale
+    /// path) and must run again from the start.
+    private struct RetryOperation: Error {}
+
+    /// Runs `body` with the connected service: reconnects and retries once when the daemon
+    /// restarted or vanished, re-runs after an unlock, and maps every failure to a StorageError.
+    private func perform<T>(_ operation: String, _ body: (ServiceHandle) throws -> T) throws(StorageError) -> T {
+        var service: ServiceHandle?
+        var reconnected = false
+        var reruns = 0
+        while true {
+            do {
+                let current = try service ?? client.current()
+                service = current
+                return try body(current)
+            } catch let failure as GLibFailure {
+                guard !reconnected, [.staleSession, .serviceMissing, .connectionClosed].contains(failure.kind) else {
+                    throw map(failure, operation)
+                }
+                reconnected = true
+                logger.debug(
+                    "Secret Service call failed; reconnecting once",
+                    metadata: ["operation": "\(operation)", "call": "\(failure.call)", "reason": "\(failure.message)"])
+                do {
+                    service = try client.reconnect(replacing: service)
+                } catch {
+                    throw map(error, operation)
+                }
+            } catch is RetryOperation {
+                reruns += 1
+                guard reruns <= 8 else {
+                    throw .backend(
+                        domain: "shared-keychain", code: 0,
+                        message: "\(operation): the keyring kept changing under the operation; gave up after \(reruns) attempts")
+                }
+            } catch let error as StorageError {
+                throw error
+            } catch {
+                throw .backend(domain: "shared-keychain", code: 0, message: "\(operation): \(error)")
+            }
+        }
+    }
+
+    private func map(_ failure: GLibFailure, _ operation: String) -> StorageError {
+        switch failure.kind {
+        case .timedOut:
+            return .timedOut(operation: "\(operation) (\(failure.call))", seconds: configuration.timeout)
+        case .serviceMissing:
+            return .unavailable(
+                "no Secret Service (org.freedesktop.secrets) on the D-Bus session bus at \(SessionBus.address): start one with `shared-keychain keyring start`, or install gnome-keyring (Debian package gnome-keyring)"
+            )
+        case .connectionClosed:
+            return .unavailable(
+                "the connection to the D-Bus session bus at \(SessionBus.address) closed (did the bus stop?); GLib cannot reopen it in this process: run `shared-keychain keyring start`, then restart this process"
+            )
+        case .busUnavailable:
+            return .unavailable(
+                "no D-Bus session bus (\(failure.message)): start a private keyring with `shared-keychain keyring start` and use its bus address, or run inside a desktop session (Debian packages dbus-daemon and gnome-keyring)"
+            )
+        case .locked:
+            return .locked(collection: "(unknown)")
+        case .staleSession, .noSuchObject, .other:
+            return .backend(domain: failure.domain, code: failure.code, message: "\(failure.call): \(failure.message)")
+        }
+    }
+
+    // MARK: Reading
+
+    /// One found item with where it lives.
+    private struct Fetched {
+        let path: String
+        let envelope: ItemEnvelope
+    }
+
+    /// Every item matching `query`: one path search per group, then ONE GetSecrets. Ordered like
+    /// InMemoryStore: each group in insertion order, groups in query order, and across several
+    /// groups by creation date (a stable sort keeps the rest).
+    private func fetch(_ query: ItemQuery, _ service: ServiceHandle) throws -> [Fetched] {
+        let groups = Self.unique(query.groups)
+        var pathsByGroup: [[String]] = []
+        for group in groups {
+            pathsByGroup.append(try searchUnlocked(ItemAttributes.matching(query, in: group), group: group, service))
+        }
+        let allPaths = pathsByGroup.flatMap { $0 }
+        guard !allPaths.isEmpty else { return [] }
+        let secrets: [String: Data]
+        do {
+            secrets = try client.secrets(service, paths: allPaths)
+        } catch {
+            // Changed between the search and GetSecrets: search again.
+            if error.kind == .noSuchObject || error.kind == .locked { throw RetryOperation() }
+            throw error
+        }
+        let decoder = JSONDecoder()
+        var result: [Fetched] = []
+        result.reserveCapacity(allPaths.count)
+        for (group, paths) in zip(groups, pathsByGroup) {
+            var records: [Fetched] = []
+            records.reserveCapacity(paths.count)
+            for path in paths {
+                guard let bytes = secrets[path] else { continue }
+                let envelope: ItemEnvelope
+                do {
+                    envelope = try ItemEnvelope.decode(bytes, using: decoder)
+                } catch {
+                    throw StorageError.corruptItem(location: path, reason: error.reason)
+                }
+                guard envelope.item.group == group, query.matches(envelope.item) else {
+                    throw StorageError.corruptItem(
+                        location: path, reason: "its attributes do not match the record in its secret")
+                }
+                records.append(Fetched(path: path, envelope: envelope))
+            }
+            records.sort { ($0.envelope.sequence, $0.path) < ($1.envelope.sequence, $1.path) }
+            result += records
+        }
+        if groups.count > 1 {
+            result.sort { $0.envelope.item.creationDate < $1.envelope.item.creationDate }
+        }
+        return result
+    }
+
+    /// The unlocked items matching `attributes`. Locked matches, or an empty result while the
+    /// group's collection is locked (which hides items from some services), go through
+    /// ``handleLocked(_:_:)``: never an empty answer for a locked collection.
+    private func searchUnlocked(_ attributes: [String: String], group: String, _ service: ServiceHandle) throws -> [String] {
+        let found = try client.searchPaths(service, attributes: attributes)
+        if let locked = found.locked.first {
+            try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
+        }
+        if found.unlocked.isEmpty {
+            // One extra call, only when nothing was found.
+            let collection = relevantCollection(for: group)
+            if try isLocked(collection, service) {
+                try handleLocked(collection, service)
+            }
+            return []
+        }
+        directory.noteUnlocked(Set(found.unlocked.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
+        return found.unlocked
+    }
+
+    private func isLocked(_ collection: String, _ service: ServiceHandle) throws -> Bool {
+        guard let value = try client.collectionProperty(service, path: collection, name: "Locked") else { return false }
+        defer { g_variant_unref(value) }
+        return Variant.bool(of: value) ?? false
+    }
+
+    // MARK: Writing
+
+    /// Creates the item in `collection`; returns its path.
+    private func create(_ envelope: ItemEnvelope, in collection: String, replace: Bool, _ service: ServiceHandle) throws -> String {
+        let secret: Data
+        do {
+            secret = try envelope.encoded()
+        } catch {
+            throw StorageError.backend(domain: "shared-keychain", code: 0, message: "cannot encode the item record: \(error)")
+        }
+        do {
+            let path = try client.createItem(
+                service, collection: collection, label: ItemAttributes.label(of: envelope.item),
+                attributes: ItemAttributes.of(envelope.item), secret: secret, contentType: ItemEnvelope.contentType,
+                replace: replace)
+            directory.noteUnlocked([CollectionDirectory.collection(ofItem: path)], epoch: service.owner)
+            return path
+        } catch {
+            // One plain catch: `catch where` clauses in these untyped-throwing methods crash the
+            // Swift 6.3 compiler (SIL ownership verifier).
+            switch error.kind {
+            case .locked:
+                try handleLocked(collection, service)
+            case .noSuchObject where configuration.layout.masterPassword != nil:
+                // Another process deleted the group's collection since we cached its path.
+                directory.forget(envelope.item.group)
+                throw RetryOperation()
+            default:
+                throw error
+            }
+        }
+    }
+
+    /// Deletes one item; false when it was gone already.
+    private func deleteItem(_ path: String, _ service: ServiceHandle) throws -> Bool {
+        do {
+            try client.deleteItem(service, path: path)
+            return true
+        } catch {
+            switch error.kind {
+            case .noSuchObject: return false
+            case .locked: try handleLocked(CollectionDirectory.collection(ofItem: path), service)
+            default: throw error
+            }
+        }
+    }
+
+    /// Keys `change` would move items to that items outside `matched` hold already.
+    private func keysTaken(by change: ItemChange, from matched: [StoredItem], at date: Date, _ service: ServiceHandle) throws
+        -> Set<PrimaryKey>
+    {
+        guard change.touchesPrimaryKey else { return [] }
+        let vacated = Set(matched.map(\.primaryKey))
+        var checked = Set<PrimaryKey>()
+        var taken = Set<PrimaryKey>()
+        for item in matched {
+            let key = change.applied(to: item, at: date).primaryKey
+            guard !vacated.contains(key), checked.insert(key).inserted else { continue }
+            let found = try client.searchPaths(service, attributes: ItemAttributes.matching(key))
+            if !found.unlocked.isEmpty || !found.locked.isEmpty { taken.insert(key) }
+        }
+        return taken
+    }
+
+    /// Writes an update plan. An item whose attributes stay the same is rewritten in place
+    /// (CreateItem with REPLACE and the same attributes); one whose attributes change gets a new
+    /// item first, and the old ones are deleted only once every new one exists, so a swap of
+    /// two keys works and a failure part-way leaves the old items.
+    private func apply(_ plan: UpdatePlan, to fetched: [Fetched], _ service: ServiceHandle) throws {
+        var moves: [(record: Fetched, new: StoredItem)] = []
+        for (record, replacement) in zip(fetched, plan.replacements) {
+            guard ItemAttributes.of(replacement.old) == ItemAttributes.of(replacement.new) else {
+                moves.append((record, replacement.new))
+                continue
+            }
+            let envelope = ItemEnvelope(item: replacement.new, sequence: record.envelope.sequence)
+            let path = try create(envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: true, service)
+            if path != record.path {
+                _ = try deleteItem(record.path, service)
+            }
+        }
+        var created: [String] = []
+        do {
+            for (record, new) in moves {
+                // A new primary key moves the item to the end of its group, as in memory.
+                let keyChanged = record.envelope.item.primaryKey != new.primaryKey
+                let envelope = ItemEnvelope(item: new, sequence: keyChanged ? InsertionClock.next() : record.envelope.sequence)
+                created.append(
+                    try create(envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: false, service))
+            }
+        } catch {
+            for path in created { try? client.deleteItem(service, path: path) }
+            throw error
+        }
+        for (record, _) in moves {
+            _ = try deleteItem(record.path, service)
+        }
+    }
+
+    /// Deletes every item of `group` by deleting its collection (one call, after one search to
+    /// count them); items of the group elsewhere (written with the default layout) go one by one.
+    private func deleteWholeGroup(_ group: String, _ service: ServiceHandle) throws -> Int {
+        let found = try client.searchPaths(
+            service, attributes: ItemAttributes.matching(ItemQuery(groups: [group]), in: group))
+        let paths = found.unlocked + found.locked
+        guard !paths.isEmpty else { return 0 }
+        let collection = try resolveCollection(for: group, creatingWith: nil, useCache: true, service)
+        if let collection {
+            do {
+                try client.deleteCollection(service, path: collection)
+            } catch {
+                switch error.kind {
+                case .locked:
+                    try handleLocked(collection, service)
+                case .noSuchObject:
+                    directory.forget(group)
+                    throw RetryOperation()
+                default:
+                    throw error
+                }
+            }
+            directory.forget(group)
+            logger.debug("deleted the collection of an access group", metadata: ["group": "\(group)"])
+        }
+        let lockedPaths = Set(found.locked)
+        for path in paths where CollectionDirectory.collection(ofItem: path) != collection {
+            if lockedPaths.contains(path) {
+                try handleLocked(CollectionDirectory.collection(ofItem: path), service)
+            }
+            _ = try deleteItem(path, service)
+        }
+        return paths.count
+    }
+
+    // MARK: Collections and locks
+
+    /// Where a new item of `group` goes.
+    private func writableCollection(for group: String, _ service: ServiceHandle) throws -> String {
+        guard let master = configuration.layout.masterPassword else { return CollectionDirectory.defaultAlias }
+        guard let path = try resolveCollection(for: group, creatingWith: master, useCache: true, service) else {
+            throw GLibFailure(call: "CreateWithMasterPassword", message: "no collection for access group '\(group)'")
+        }
+        return path
+    }
+
+    /// The collection whose lock decides whether `group`'s items can be seen.
+    private func relevantCollection(for group: String) -> String {
+        guard configuration.layout.masterPassword != nil else { return CollectionDirectory.defaultAlias }
+        return directory.cachedPath(for: group)
+            ?? CollectionDirectory.expectedPath(forLabel: CollectionDirectory.label(for: group))
+    }
+
+    /// Finds `group`'s collection (at the path gnome-keyring derives from its label, else among
+    /// `<path>_N` siblings it makes when the name was taken), creating it when `master` is given.
+    private func resolveCollection(
+        for group: String, creatingWith master: String?, useCache: Bool, _ service: ServiceHandle
+    ) throws -> String? {
+        if useCache, let cached = directory.cachedPath(for: group) { return cached }
+        let label = CollectionDirectory.label(for: group)
+        let expected = CollectionDirectory.expectedPath(forLabel: label)
+        var candidates = [expected]
+        if try collectionLabel(expected, service) != label {
+            candidates = try client.collectionPaths(service).filter { $0.hasPrefix(expected + "_5f") }.sorted()
+        }
+        for path in candidates where try collectionLabel(path, service) == label {
+            directory.remember(path, for: group)
+            return path
+        }
+        guard let master else { return nil }
+        let created = try client.createCollection(service, label: label, masterPassword: master)
+        logger.debug("created the collection of an access group", metadata: ["group": "\(group)", "path": "\(created)"])
+        directory.remember(created, for: group)
+        directory.noteUnlocked([created], epoch: service.owner)
+        return created
+    }
+
+    private func collectionLabel(_ path: String, _ service: ServiceHandle) throws -> String? {
+        guard let value = try client.collectionProperty(service, path: path, name: "Label") else { return nil }
+        defer { g_variant_unref(value) }
+        return Variant.string(of: value)
+    }
+
+    /// The collection (or alias) is locked. If this store saw it unlocked during this run of the daemon,
+    /// someone locked it (`.locked`) or the daemon restarted (reconnect). Otherwise, with a
+    /// master password, unlock it and run the operation again.
+    private func handleLocked(_ alias: String, _ service: ServiceHandle) throws -> Never {
+        // Name the real collection ("login"), as seen-unlocked records and users know it.
+        var collection = alias
+        if alias == CollectionDirectory.defaultAlias, let target = try client.readAlias(service, name: "default") {
+            collection = target
+        }
+        let name = CollectionDirectory.displayName(of: collection)
+        if directory.wasUnlocked(collection, epoch: service.owner) {
+            if try client.nameOwner(service) != service.owner {
+                throw GLibFailure(call: "GetNameOwner", message: "the Secret Service restarted", kind: .staleSession)
+            }
+            throw StorageError.locked(collection: name)
+        }
+        guard let master = configuration.layout.masterPassword else { throw StorageError.locked(collection: name) }
+        do {
+            try client.unlockCollection(service, path: collection, masterPassword: master)
+        } catch {
+            guard [.other, .noSuchObject, .locked].contains(error.kind) else { throw error }
+            logger.debug("could not unlock a collection", metadata: ["collection": "\(name)", "reason": "\(error.message)"])
+            throw StorageError.locked(collection: name)
+        }
+        logger.debug("unlocked a collection with the master password", metadata: ["collection": "\(name)"])
+        directory.noteUnlocked([collection], epoch: service.owner)
+        throw RetryOperation()
+    }
+
+    private static func unique(_ groups: [String]) -> [String] {
+        var seen = Set<String>()
+        return groups.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,81 @@
+import CLibsecret
+import Foundation
+
+/// Bounds one blocking libsecret or GDBus call: the call gets a `GCancellable` that a timer
+/// cancels after `seconds`. GDBus would otherwise wait 25 s, and a prompt forever.
+///
+/// The timers live on one private GLib main context, run by one thread for the whole process,
+/// so arming and disarming a timer costs two cheap, thread-safe GLib calls and no thread.
+enum CallDeadline {
+    /// Runs `body` with a cancellable that fires after `seconds`; a GError the body reports is
+    /// turned into a ``GLibFailure`` that knows whether the deadline caused it.
+    static func run<T>(
+        seconds: Double,
+        call: String,
+        _ body: (UnsafeMutablePointer<GCancellable>, inout UnsafeMutablePointer<GError>?) -> T
+    ) throws(GLibFailure) -> T {
+        let cancellable = g_cancellable_new()
+        guard let cancellable else { preconditionFailure("g_cancellable_new returned NULL") }
+        defer { g_object_unref(cancellable) }
+        let milliseconds = UInt32(clamping: max(1, Int((seconds * 1000).rounded(.up))))
+        let timer = TimerThread.shared.arm(cancelling: cancellable, afterMilliseconds: milliseconds)
+        var error: UnsafeMutablePointer<GError>?
+        let result = body(cancellable, &error)
+        TimerThread.shared.disarm(timer)
+        if let error {
+            throw GLibFailure(
+                taking: error, call: call, cancelledByDeadline: g_cancellable_is_cancelled(cancellable) != 0)
+        }
+        return result
+    }
+}
+
+/// The thread that runs the deadline timers' main context.
+///
+/// `@unchecked Sendable`: the only stored state is a `GMainContext`, which GLib documents as
+/// thread-safe for attaching and destroying sources from any thread.
+private final class TimerThread: @unchecked Sendable {
+    static let shared = TimerThread()
+
+    private let context: OpaquePointer
+
+    private init() {
+        guard let context = g_main_context_new() else { preconditionFailure("g_main_context_new returned NULL") }
+        self.context = context
+        let thread = Thread { [context = ContextBox(context)] in
+            let loop = g_main_loop_new(context.pointer, 0)
+            g_main_loop_run(loop)
+        }
+        thread.name = "shared-keychain-deadlines"
+        thread.start()
+    }
+
+    /// Attaches a one-shot timer that cancels `cancellable`; it holds its own reference.
+    func arm(cancelling cancellable: UnsafeMutablePointer<GCancellable>, afterMilliseconds: UInt32) -> UnsafeMutablePointer<GSource> {
+        guard let source = g_timeout_source_new(afterMilliseconds) else {
+            preconditionFailure("g_timeout_source_new returned NULL")
+        }
+        g_source_set_callback(
+            source,
+            { data in
+                if let data { g_cancellable_cancel(data.assumingMemoryBound(to: GCancellable.self)) }
+                return 0  // G_SOURCE_REMOVE
+            },
+            g_object_ref(cancellable),
+            { data in g_object_unref(data) })
+        g_source_attach(source, context)
+        return source
+    }
+
+    func disarm(_ source: UnsafeMutablePointer<GSource>) {
+        g_source_destroy(source)
+        g_source_unref(source)
+    }
+}
+
+/// Carries the context pointer into the thread's closure.
+/// `@unchecked Sendable`: a `GMainContext` may be used from any thread.
+private struct ContextBox: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}

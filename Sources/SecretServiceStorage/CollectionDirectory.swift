@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+
+/// Which collection holds each access group (in the collection-per-group layout), and which
+/// collections this store has seen unlocked during the current run of the daemon.
+///
+/// A group's collection is labelled from the group name (``label(for:)``); gnome-keyring derives
+/// the object path from the label, so the path is usually known without asking. The real path
+/// is confirmed once, then cached.
+final class CollectionDirectory: Sendable {
+    private struct State {
+        var pathsByGroup: [String: String] = [:]
+        /// Collections seen unlocked, valid for the daemon instance `epoch` (its unique bus name).
+        var unlocked: Set<String> = []
+        var epoch: String?
+    }
+
+    static let collectionPrefix = "/org/freedesktop/secrets/collection/"
+    /// The alias libsecret and desktop tools use for "the user's keyring".
+    static let defaultAlias = "/org/freedesktop/secrets/aliases/default"
+
+    private let state = Mutex(State())
+
+    // MARK: Naming
+
+    /// The collection label for `group`: `group-` and the name with every byte outside
+    /// `[A-Za-z0-9.-]` written `_xx` (so distinct groups get distinct labels, and gnome-keyring
+    /// keeps the label as its file name unchanged). A label that would pass 200 bytes (file
+    /// names stop at 255) becomes `group-_sha256_<hex>`, which no escaped name can equal.
+    static func label(for group: String) -> String {
+        var escaped = "group-"
+        for byte in group.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"):
+                escaped.append(Character(Unicode.Scalar(byte)))
+            default:
+                escaped += "_" + hex(byte)
+            }
+            if escaped.utf8.count > 200 { return "group-_sha256_" + GLibValues.sha256Hex(group) }
+        }
+        return escaped
+    }
+
+    /// The object path gnome-keyring gives a new collection labelled `label` (when no file of
+    /// that name exists yet): the label with every byte outside `[A-Za-z0-9]` written `_xx`.
+    static func expectedPath(forLabel label: String) -> String {
+        var path = collectionPrefix
+        for byte in label.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                path.append(Character(Unicode.Scalar(byte)))
+            default:
+                path += "_" + hex(byte)
+            }
+        }
+        return path
+    }
+
+    /// The collection an item path belongs to (`.../collection/login/12` -> `.../collection/login`).
+    static func collection(ofItem path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[..<slash])
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789abcdef")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+
+    // MARK: Cache
+
+    func cachedPath(for group: String) -> String? {
+        state.withLock { $0.pathsByGroup[group] }
+    }
+
+    func remember(_ path: String, for group: String) {
+        state.withLock { $0.pathsByGroup[group] = path }
+    }
+
+    func forget(_ group: String) {
+        state.withLock { state in
+            if let path = state.pathsByGroup.removeValue(forKey: group) { state.unlocked.remove(path) }
+        }
+    }
+
+    // MARK: Seen unlocked
+
+    /// Whether `collection` was seen unlocked while daemon `epoch` ran.
+    func wasUnlocked(_ collection: String, epoch: String?) -> Bool {
+        state.withLock { state in state.epoch == epoch && state.unlocked.contains(collection) }
+    }
+
+    /// Records collections seen unlocked under daemon `epoch`; a new epoch forgets the old set.
+    func noteUnlocked<S: Sequence>(_ collections: S, epoch: String?) where S.Element == String {
+        state.withLock { state in
+            if state.epoch != epoch {
+                state.epoch = epoch
+                state.unlocked.removeAll()
+            }
+            state.unlocked.formUnion(collections)
+        }
+    }
+}
+
+extension CollectionDirectory {
+    /// A collection's name for messages: the last path element with `_xx` escapes decoded
+    /// (`.../collection/group_2dABC` -> `group-ABC`), or `default` for the alias.
+    static func displayName(of path: String) -> String {
+        if path == defaultAlias { return "default" }
+        let element = path.split(separator: "/").last.map(String.init) ?? path
+        var bytes: [UInt8] = []
+        var utf8 = Array(element.utf8)[...]
+        while let byte = utf8.first {
+            if byte == UInt8(ascii: "_"), utf8.count >= 3,
+                let value = UInt8(String(decoding: utf8.dropFirst().prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(3)
+            } else {
+                bytes.append(byte)
+                utf8 = utf8.dropFirst()
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

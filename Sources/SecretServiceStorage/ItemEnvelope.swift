@@ -1,0 +1,127 @@
+import Foundation
+import KeychainStorage
+
+/// The secret value stored for every item: the WHOLE record, not just the data.
+///
+/// The Secret Service returns many items' secrets in one `GetSecrets` call but has no call that
+/// returns many items' attributes, so the attributes travel inside the secret as well and a list
+/// of N items costs one search and one `GetSecrets`.
+///
+/// Layout, content type `application/x-shared-keychain-item`:
+///
+///     offset 0        8 bytes  magic, ASCII "SKCITEM1"
+///     offset 8        4 bytes  header length N, unsigned, big-endian
+///     offset 12       N bytes  header: a UTF-8 JSON object (keys below)
+///     offset 12 + N   rest     the item's data, raw bytes (binary-safe)
+///
+/// Header keys: `v` (format version, 1); `group`, `account`, `service`; `generic` (base64),
+/// `type` (integer), `label`, `creator` (each absent when nil); `creationDate` and
+/// `modificationDate` (integer milliseconds since 1970); `creationTime` and `modificationTime`
+/// (the exact `Date` as seconds since 2001-01-01, a double, so dates round-trip bit for bit; a
+/// reader that wants milliseconds ignores them); `sequence` (the item's place in its group's
+/// insertion order: a nanosecond clock reading taken when it got its primary key).
+struct ItemEnvelope: Sendable {
+    static let magic = Array("SKCITEM1".utf8)
+    static let contentType = "application/x-shared-keychain-item"
+    static let version = 1
+
+    var item: StoredItem
+    /// Insertion order within the group; ties are impossible within a process.
+    var sequence: UInt64
+
+    /// Why bytes are not an envelope; never contains secret data.
+    struct DecodingError: Error, Sendable {
+        let reason: String
+    }
+
+    private struct Header: Codable {
+        var v: Int
+        var group: String
+        var account: String
+        var service: String
+        var generic: String?
+        var type: Int?
+        var label: String?
+        var creator: String?
+        var creationDate: Int64
+        var modificationDate: Int64
+        var creationTime: Double?
+        var modificationTime: Double?
+        var sequence: UInt64
+    }
+
+    func encoded() throws -> Data {
+        let header = Header(
+            v: Self.version,
+            group: item.group,
+            account: item.account,
+            service: item.service,
+            generic: item.generic?.base64EncodedString(),
+            type: item.type,
+            label: item.label,
+            creator: item.creator,
+            creationDate: Self.milliseconds(item.creationDate),
+            modificationDate: Self.milliseconds(item.modificationDate),
+            creationTime: item.creationDate.timeIntervalSinceReferenceDate,
+            modificationTime: item.modificationDate.timeIntervalSinceReferenceDate,
+            sequence: sequence)
+        let json = try JSONEncoder().encode(header)
+        var bytes = Data(capacity: Self.magic.count + 4 + json.count + item.data.count)
+        bytes.append(contentsOf: Self.magic)
+        let length = UInt32(json.count)
+        bytes.append(contentsOf: [UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)])
+        bytes.append(json)
+        bytes.append(item.data)
+        return bytes
+    }
+
+    /// Decodes `bytes`; `decoder` is passed in so a list reuses one.
+    static func decode(_ bytes: Data, using decoder: JSONDecoder) throws(DecodingError) -> ItemEnvelope {
+        let prefix = magic.count + 4
+        guard bytes.count >= prefix, bytes.prefix(magic.count).elementsEqual(magic) else {
+            throw DecodingError(reason: "not a shared-keychain item (no SKCITEM1 header)")
+        }
+        let start = bytes.startIndex
+        let length = bytes[start + 8 ..< start + 12].reduce(0) { ($0 << 8) | Int($1) }
+        guard bytes.count - prefix >= length else {
+            throw DecodingError(reason: "the header is cut short (\(length) bytes announced, \(bytes.count - prefix) present)")
+        }
+        let headerRange = (start + prefix) ..< (start + prefix + length)
+        let header: Header
+        do {
+            header = try decoder.decode(Header.self, from: bytes.subdata(in: headerRange))
+        } catch {
+            throw DecodingError(reason: "the header is not valid JSON for format \(version)")
+        }
+        guard header.v == version else { throw DecodingError(reason: "unknown format version \(header.v)") }
+        var generic: Data?
+        if let text = header.generic {
+            guard let decoded = Data(base64Encoded: text) else { throw DecodingError(reason: "generic is not base64") }
+            generic = decoded
+        }
+        let item = StoredItem(
+            group: header.group,
+            account: header.account,
+            service: header.service,
+            generic: generic,
+            type: header.type,
+            label: header.label,
+            creator: header.creator,
+            creationDate: date(exact: header.creationTime, milliseconds: header.creationDate),
+            modificationDate: date(exact: header.modificationTime, milliseconds: header.modificationDate),
+            data: bytes.subdata(in: headerRange.upperBound ..< bytes.endIndex))
+        return ItemEnvelope(item: item, sequence: header.sequence)
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        // Dates far outside any real use (or not finite) are clamped rather than trapping.
+        guard value.isFinite else { return 0 }
+        return Int64(exactly: value) ?? (value < 0 ? Int64.min : Int64.max)
+    }
+
+    private static func date(exact: Double?, milliseconds: Int64) -> Date {
+        if let exact { return Date(timeIntervalSinceReferenceDate: exact) }
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

@@ -1,0 +1,376 @@
+import Foundation
+import Logging
+
+/// A Secret Service this tool runs itself: a private `dbus-daemon` and a `gnome-keyring-daemon`
+/// whose files live in one state directory, unlocked with a random password kept there (0600).
+/// Items persist across restarts of the daemons.
+///
+/// Layout of the state directory (0700):
+/// `keyring.json` (what runs: pids and bus address), `password` (0600), `bus.conf` (the bus's
+/// configuration: it listens on `bus` and activates nothing), `bus` (the socket, unless the path
+/// is too long for a unix socket: then a short directory under /tmp named by the state
+/// directory's hash), `data/` (XDG_DATA_HOME: the keyring files), `run/` (XDG_RUNTIME_DIR),
+/// `locks/` (the stores' group locks).
+///
+/// Every method may be called from any thread and any process; `start` and `stop` serialise
+/// on a lock file in the state directory.
+public final class PrivateKeyring: Sendable {
+    /// The well-known name of a Secret Service on D-Bus.
+    public static let secretServiceName = "org.freedesktop.secrets"
+
+    public let stateDirectory: URL
+    /// How long to wait for each daemon to start or stop.
+    public let startTimeout: Double
+    private let logger: Logger
+
+    public init(
+        stateDirectory: URL,
+        startTimeout: Double = 10,
+        logger: Logger = Logger(label: "shared-keychain.private-keyring")
+    ) {
+        self.stateDirectory = stateDirectory.standardizedFileURL
+        self.startTimeout = startTimeout
+        self.logger = logger
+    }
+
+    // MARK: What stores need
+
+    /// The D-Bus address of the keyring's bus; stable for this state directory.
+    public var busAddress: String { "unix:path=\(socketPath)" }
+
+    /// Where stores sharing this keyring keep their group locks.
+    public var lockDirectory: URL { stateDirectory.appendingPathComponent("locks") }
+
+    /// The keyring password, created on first use: also the master password of per-group
+    /// collections. Never log it.
+    public func masterPassword() throws(PrivateKeyringError) -> String {
+        try prepareDirectories()
+        return try loadOrCreatePassword()
+    }
+
+    /// A store configuration for this keyring: its bus, its lock directory, and either one
+    /// collection per access group (the default) or the keyring's default collection.
+    public func storeConfiguration(
+        collectionPerGroup: Bool = true, timeout: Double = 5, logger: Logger? = nil
+    ) throws(PrivateKeyringError) -> SecretServiceStore.Configuration {
+        let layout: SecretServiceStore.Layout =
+            collectionPerGroup ? .collectionPerGroup(masterPassword: try masterPassword()) : .defaultCollection
+        var configuration = SecretServiceStore.Configuration(
+            busAddress: busAddress, layout: layout, lockDirectory: lockDirectory, timeout: timeout)
+        if let logger { configuration.logger = logger }
+        return configuration
+    }
+
+    // MARK: Lifecycle
+
+    /// Starts the keyring unless it runs: reuses a live bus and daemon, restarts the daemon on
+    /// a live bus, or starts both. Idempotent.
+    @discardableResult
+    public func start() throws(PrivateKeyringError) -> KeyringStatus {
+        try prepareDirectories()
+        return try withStateLock { () throws(PrivateKeyringError) -> KeyringStatus in
+            let password = try loadOrCreatePassword()
+            var busPid: Int32
+            var probe: BusProbe
+            if let saved = readState(), ProcessTable.isRunning(saved.busPid, named: "dbus-daemon"),
+                let live = try? BusProbe(address: saved.bus, timeout: 2)
+            {
+                busPid = saved.busPid
+                probe = live
+                if let pid = probe.processID(of: Self.secretServiceName),
+                    ProcessTable.isRunning(pid, named: "gnome-keyring-daemon")
+                {
+                    return status(saved: KeyringState(bus: saved.bus, busPid: busPid, keyringPid: pid))
+                }
+                logger.debug("gnome-keyring-daemon is gone; starting it again on the running bus")
+            } else {
+                if let saved = readState() {
+                    // Whatever is left of an earlier run lost its bus: clear it away.
+                    if let pid = saved.keyringPid {
+                        ProcessTable.terminate(pid, named: "gnome-keyring-daemon", seconds: startTimeout)
+                    }
+                    ProcessTable.terminate(saved.busPid, named: "dbus-daemon", seconds: startTimeout)
+                }
+                busPid = try startBus()
+                probe = try connectToNewBus()
+            }
+            try startDaemon(password: password, probe: probe)
+            let state = KeyringState(bus: busAddress, busPid: busPid, keyringPid: probe.processID(of: Self.secretServiceName))
+            try writeState(state)
+            logger.debug(
+                "private keyring started",
+                metadata: ["bus": "\(busAddress)", "pid": "\(state.keyringPid.map(String.init) ?? "?")"])
+            return status(saved: state)
+        }
+    }
+
+    /// Stops the daemon and the bus, waiting (bounded) for both to exit. Stopping a stopped
+    /// keyring does nothing. Items stay in the state directory.
+    @discardableResult
+    public func stop() throws(PrivateKeyringError) -> KeyringStatus {
+        guard FileManager.default.fileExists(atPath: stateDirectory.path) else { return status() }
+        return try withStateLock { () throws(PrivateKeyringError) -> KeyringStatus in
+            if let saved = readState() {
+                var keyringPid = saved.keyringPid
+                if ProcessTable.isRunning(saved.busPid, named: "dbus-daemon"),
+                    let probe = try? BusProbe(address: saved.bus, timeout: 2),
+                    let pid = probe.processID(of: Self.secretServiceName)
+                {
+                    keyringPid = pid
+                }
+                if let keyringPid {
+                    ProcessTable.terminate(keyringPid, named: "gnome-keyring-daemon", seconds: startTimeout)
+                }
+                ProcessTable.terminate(saved.busPid, named: "dbus-daemon", seconds: startTimeout)
+                try? FileManager.default.removeItem(at: stateFile)
+                logger.debug("private keyring stopped", metadata: ["bus": "\(saved.bus)"])
+            }
+            unlink(socketPath)
+            if socketPath.hasPrefix(shortSocketDirectory) { rmdir(shortSocketDirectory) }
+            return status(saved: nil)
+        }
+    }
+
+    /// Whether the keyring runs, with its pids and bus address.
+    public func status() -> KeyringStatus {
+        status(saved: readState())
+    }
+
+    private func status(saved: KeyringState?) -> KeyringStatus {
+        guard let saved, ProcessTable.isRunning(saved.busPid, named: "dbus-daemon") else {
+            return KeyringStatus(
+                running: false, pid: nil, busPid: nil, bus: saved?.bus ?? busAddress, stateDirectory: stateDirectory.path)
+        }
+        var pid: Int32?
+        if let probe = try? BusProbe(address: saved.bus, timeout: 2),
+            let owner = probe.processID(of: Self.secretServiceName),
+            ProcessTable.isRunning(owner, named: "gnome-keyring-daemon")
+        {
+            pid = owner
+        }
+        return KeyringStatus(
+            running: pid != nil, pid: pid, busPid: saved.busPid, bus: saved.bus, stateDirectory: stateDirectory.path)
+    }
+
+    // MARK: Starting the daemons
+
+    private func startBus() throws(PrivateKeyringError) -> Int32 {
+        let executable = try ProcessRunner.find("dbus-daemon", debianPackage: "dbus-daemon")
+        try prepareSocketDirectory()
+        unlink(socketPath)  // a stale socket of a dead bus
+        try write(busConfiguration(), to: configFile, mode: 0o600)
+        let result = try ProcessRunner.run(
+            executable, ["--config-file=\(configFile.path)", "--fork", "--print-pid"], timeout: startTimeout)
+        guard result.status == 0, let pid = result.output.split(whereSeparator: \.isWhitespace).first.flatMap({ Int32($0) })
+        else {
+            throw .processFailed(command: "dbus-daemon --config-file=\(configFile.path) --fork", status: result.status, output: result.errors)
+        }
+        return pid
+    }
+
+    /// The bus answers once it forked, but give it a bounded moment in case it does not yet.
+    private func connectToNewBus() throws(PrivateKeyringError) -> BusProbe {
+        let deadline = Date().addingTimeInterval(startTimeout)
+        var pause: UInt32 = 2_000
+        while true {
+            do {
+                return try BusProbe(address: busAddress, timeout: startTimeout)
+            } catch {
+                if Date() >= deadline { throw error }
+                usleep(pause)
+                pause = min(pause * 2, 50_000)
+            }
+        }
+    }
+
+    private func startDaemon(password: String, probe: BusProbe) throws(PrivateKeyringError) {
+        let executable = try ProcessRunner.find("gnome-keyring-daemon", debianPackage: "gnome-keyring")
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
+        environment["XDG_DATA_HOME"] = dataDirectory.path
+        environment["XDG_RUNTIME_DIR"] = runtimeDirectory.path
+        // Never attach to a desktop keyring this process may know about.
+        environment.removeValue(forKey: "GNOME_KEYRING_CONTROL")
+        let arguments = ["--unlock", "--components=secrets", "--daemonize"]
+        // --unlock reads the password from stdin up to EOF.
+        let result = try ProcessRunner.run(
+            executable, arguments, environment: environment, input: Data(password.utf8), timeout: startTimeout)
+        guard result.status == 0 else {
+            throw .processFailed(
+                command: "gnome-keyring-daemon " + arguments.joined(separator: " "), status: result.status,
+                output: result.errors)
+        }
+        try probe.waitForOwner(of: Self.secretServiceName, seconds: startTimeout)
+    }
+
+    private func busConfiguration() -> String {
+        """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <!-- A private session bus for the shared-keychain keyring. It activates nothing: a bus
+             that could start gnome-keyring on demand might start one on the user's own keyring. -->
+        <busconfig>
+          <type>session</type>
+          <keep_umask/>
+          <listen>unix:path=\(Self.xmlEscaped(socketPath))</listen>
+          <auth>EXTERNAL</auth>
+          <servicedir>\(Self.xmlEscaped(servicesDirectory.path))</servicedir>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+          <!-- The limits of the standard session bus (dbus-daemon's built-in ones are a system
+               bus's: 128 pending replies per connection fails libsecret's per-item loading of
+               any search with more results). -->
+          <limit name="max_incoming_bytes">1000000000</limit>
+          <limit name="max_incoming_unix_fds">250000000</limit>
+          <limit name="max_outgoing_bytes">1000000000</limit>
+          <limit name="max_outgoing_unix_fds">250000000</limit>
+          <limit name="max_message_size">1000000000</limit>
+          <limit name="auth_timeout">240000</limit>
+          <limit name="pending_fd_timeout">150000</limit>
+          <limit name="max_completed_connections">100000</limit>
+          <limit name="max_incomplete_connections">10000</limit>
+          <limit name="max_connections_per_user">100000</limit>
+          <limit name="max_names_per_connection">50000</limit>
+          <limit name="max_match_rules_per_connection">50000</limit>
+          <limit name="max_replies_per_connection">50000</limit>
+        </busconfig>
+
+        """
+    }
+
+    // MARK: Files
+
+    private var stateFile: URL { stateDirectory.appendingPathComponent("keyring.json") }
+    private var passwordFile: URL { stateDirectory.appendingPathComponent("password") }
+    private var configFile: URL { stateDirectory.appendingPathComponent("bus.conf") }
+    private var lockFile: URL { stateDirectory.appendingPathComponent("keyring.lock") }
+    private var dataDirectory: URL { stateDirectory.appendingPathComponent("data") }
+    private var runtimeDirectory: URL { stateDirectory.appendingPathComponent("run") }
+    private var servicesDirectory: URL { stateDirectory.appendingPathComponent("bus-services") }
+
+    /// `<state>/bus`, or `/tmp/shared-keychain-<uid>-<hash>/bus` when that is longer than a unix
+    /// socket path may be (107 bytes).
+    var socketPath: String {
+        let preferred = stateDirectory.appendingPathComponent("bus").path
+        if preferred.utf8.count <= 107 { return preferred }
+        return "\(shortSocketDirectory)/bus"
+    }
+
+    private var shortSocketDirectory: String {
+        "/tmp/shared-keychain-\(getuid())-\(GLibValues.sha256Hex(stateDirectory.path).prefix(16))"
+    }
+
+    private func prepareDirectories() throws(PrivateKeyringError) {
+        let path = stateDirectory.path
+        do {
+            try FileManager.default.createDirectory(
+                at: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // Ours alone, even when it existed before.
+            guard chmod(path, 0o700) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM) }
+            for directory in [dataDirectory, runtimeDirectory, servicesDirectory, lockDirectory] {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            }
+        } catch {
+            throw .stateDirectory(path: path, reason: error.localizedDescription)
+        }
+    }
+
+    /// The fallback socket directory must be a real directory of ours, not someone's symlink.
+    private func prepareSocketDirectory() throws(PrivateKeyringError) {
+        guard socketPath.hasPrefix(shortSocketDirectory) else { return }
+        let directory = shortSocketDirectory
+        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+            throw .stateDirectory(path: directory, reason: String(cString: strerror(errno)))
+        }
+        var info = stat()
+        guard lstat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, info.st_uid == getuid(),
+            info.st_mode & 0o077 == 0
+        else {
+            throw .stateDirectory(path: directory, reason: "not a private directory owned by this user")
+        }
+    }
+
+    private func loadOrCreatePassword() throws(PrivateKeyringError) -> String {
+        let path = passwordFile.path
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
+            chmod(path, 0o600)
+            let password = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !password.isEmpty { return password }
+        }
+        guard let random = FileHandle(forReadingAtPath: "/dev/urandom") else {
+            throw .stateDirectory(path: path, reason: "cannot read /dev/urandom")
+        }
+        defer { try? random.close() }
+        guard let bytes = try? random.read(upToCount: 32), bytes.count == 32 else {
+            throw .stateDirectory(path: path, reason: "cannot read 32 random bytes from /dev/urandom")
+        }
+        let password = bytes.base64EncodedString()
+        try write(password, to: passwordFile, mode: 0o600)
+        return password
+    }
+
+    /// Writes a file atomically (temporary file, then rename) with `mode` from the start.
+    private func write(_ text: String, to url: URL, mode: mode_t) throws(PrivateKeyringError) {
+        let temporary = url.path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard descriptor >= 0 else {
+            throw .stateDirectory(path: url.path, reason: String(cString: strerror(errno)))
+        }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor)
+        close(descriptor)
+        guard written == bytes.count, synced == 0, rename(temporary, url.path) == 0 else {
+            unlink(temporary)
+            throw .stateDirectory(path: url.path, reason: "cannot write it")
+        }
+    }
+
+    private func readState() -> KeyringState? {
+        guard let data = FileManager.default.contents(atPath: stateFile.path) else { return nil }
+        return try? JSONDecoder().decode(KeyringState.self, from: data)
+    }
+
+    private func writeState(_ state: KeyringState) throws(PrivateKeyringError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(state) else {
+            throw .stateDirectory(path: stateFile.path, reason: "cannot encode the keyring state")
+        }
+        try write(String(decoding: data, as: UTF8.self), to: stateFile, mode: 0o600)
+    }
+
+    /// Runs `body` holding an exclusive lock on `keyring.lock` (bounded wait).
+    private func withStateLock<T>(_ body: () throws(PrivateKeyringError) -> T) throws(PrivateKeyringError) -> T {
+        let descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .stateDirectory(path: lockFile.path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        let limit = startTimeout * 4
+        let deadline = Date().addingTimeInterval(limit)
+        var pause: UInt32 = 1_000
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if Date() >= deadline { throw .timedOut(what: "another start or stop of this keyring finishing", seconds: limit) }
+            usleep(pause)
+            pause = min(pause * 2, 50_000)
+        }
+        return try body()
+    }
+
+    private static func xmlEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
+
+/// What `keyring.json` records about the running daemons.
+struct KeyringState: Codable, Sendable {
+    var bus: String
+    var busPid: Int32
+    var keyringPid: Int32?
+}

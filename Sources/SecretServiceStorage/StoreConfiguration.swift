@@ -1,0 +1,47 @@
+import Foundation
+import Logging
+
+extension SecretServiceStore {
+    /// How a ``SecretServiceStore`` reaches its Secret Service.
+    public struct Configuration: Sendable {
+        /// The D-Bus address of the session bus to use, or nil for the process's
+        /// `DBUS_SESSION_BUS_ADDRESS`. A process talks to ONE bus (libsecret uses GLib's shared
+        /// session connection): an address given here is set before the process's first
+        /// connection, and a store for another bus cannot be made afterwards.
+        public var busAddress: String?
+        public var layout: Layout
+        /// Where the per-group lock files live; every process sharing the keyring must use the
+        /// same directory. For a private keyring: its state directory (``PrivateKeyring``).
+        public var lockDirectory: URL
+        /// The limit for each call to the Secret Service, in seconds (GDBus would wait 25 s).
+        public var timeout: Double
+        /// The limit for waiting on another holder of a group lock, in seconds.
+        public var lockTimeout: Double
+        public var logger: Logger
+
+        public init(
+            busAddress: String? = nil,
+            layout: Layout = .defaultCollection,
+            lockDirectory: URL = Configuration.defaultLockDirectory,
+            timeout: Double = 5,
+            lockTimeout: Double = 30,
+            logger: Logger = Logger(label: "shared-keychain.secret-service")
+        ) {
+            self.busAddress = busAddress
+            self.layout = layout
+            self.lockDirectory = lockDirectory
+            self.timeout = timeout
+            self.lockTimeout = lockTimeout
+            self.logger = logger
+        }
+
+        /// For the user's own keyring: `$XDG_RUNTIME_DIR/shared-keychain-locks`, or a per-user
+        /// directory in the temporary directory when there is no runtime directory.
+        public static var defaultLockDirectory: URL {
+            if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+                return URL(fileURLWithPath: runtime).appendingPathComponent("shared-keychain-locks")
+            }
+            return FileManager.default.temporaryDirectory.appendingPathComponent("shared-keychain-locks-\(getuid())")
+        }
+    }
+}

@@ -1,0 +1,35 @@
+extension SecretServiceStore {
+    /// Where items live in the Secret Service. Searches go service-wide either way (libsecret
+    /// lookups search every collection), always by the `access-group` attribute.
+    public enum Layout: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+        /// Every item in the collection behind the `default` alias: the user's desktop keyring.
+        /// Deletes go item by item.
+        case defaultCollection
+        /// Each access group in its own persistent collection, created (and unlocked after a
+        /// daemon restart) with `masterPassword`, without a prompt, through gnome-keyring's
+        /// private interface. Deleting a whole group deletes its collection in one call. Only
+        /// for a keyring this tool runs itself (see ``PrivateKeyring``).
+        case collectionPerGroup(masterPassword: String)
+
+        /// The master password of per-group collections, if any.
+        public var masterPassword: String? {
+            switch self {
+            case .defaultCollection: nil
+            case .collectionPerGroup(let masterPassword): masterPassword
+            }
+        }
+
+        /// The layout's name; never the password.
+        public var description: String {
+            switch self {
+            case .defaultCollection: "defaultCollection"
+            case .collectionPerGroup: "collectionPerGroup(masterPassword: <redacted>)"
+            }
+        }
+
+        public var debugDescription: String { description }
+
+        /// Keeps the password out of `dump` and debugger views.
+        public var customMirror: Mirror { Mirror(self, children: ["layout": description]) }
+    }
+}

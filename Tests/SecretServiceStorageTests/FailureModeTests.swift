@@ -1,0 +1,142 @@
+import Foundation
+import KeychainStorage
+import KeychainTestSupport
+import SecretServiceStorage
+import Testing
+
+/// Locked collections, hung and missing daemons, restarts. Tests that stop or freeze the shared
+/// daemon hold exclusive access, so other tests' stores wait instead of failing.
+@Suite("Secret Service failure modes")
+struct FailureModeTests {
+    @Test("a locked collection is .locked, never an empty result")
+    func lockedCollection() throws {
+        // Exclusive: a daemon restart by another test would relock and reset what we check.
+        try TestKeyring.withExclusiveAccess { _ in
+            let store = try TestKeyring.unguardedStore(.collectionPerGroup)
+            let group = TestKeyring.uniqueGroup("locked")
+            let item = Fixture.item(group, "a")
+            try store.add(item)
+            try store.lock(groups: [group])
+            let locked = StorageError.locked(collection: "group-\(group)")
+
+            #expect(throws: locked) { try store.items(matching: Fixture.all(group), limit: nil) }
+            // Nothing would match, and the collection is locked: still .locked, not [].
+            #expect(throws: locked) { try store.items(matching: ItemQuery(groups: [group], account: "nobody"), limit: nil) }
+            #expect(throws: locked) { try store.add(Fixture.item(group, "b")) }
+            #expect(throws: locked) { try store.update(matching: Fixture.all(group), with: ItemChange(label: "x"), at: Date()) }
+            #expect(throws: locked) { try store.delete(matching: ItemQuery(groups: [group], account: "a")) }
+
+            // A store meeting the collection for the first time in this daemon run unlocks it
+            // with the master password (what a restarted daemon needs).
+            let fresh = try TestKeyring.unguardedStore(.collectionPerGroup)
+            #expect(try fresh.items(matching: Fixture.all(group), limit: nil) == [item])
+        }
+    }
+
+    @Test("a locked default collection is .locked for the default layout")
+    func lockedDefaultCollection() throws {
+        try TestKeyring.withExclusiveAccess { keyring in
+            let store = try TestKeyring.unguardedStore(.defaultCollection)
+            let group = TestKeyring.uniqueGroup("lockeddefault")
+            try store.add(Fixture.item(group, "a"))
+            try store.lock(groups: [group])
+            defer {
+                // Restore the login collection for everyone else: --unlock happens at daemon start.
+                if let pid = keyring.status().pid {
+                    kill(pid, SIGTERM)
+                    _ = Processes.waitForExit(pid)
+                }
+                _ = try? keyring.start()
+            }
+            #expect(throws: StorageError.locked(collection: "login")) {
+                try store.items(matching: Fixture.all(group), limit: nil)
+            }
+            #expect(throws: StorageError.locked(collection: "login")) {
+                try store.items(matching: ItemQuery(groups: [group], account: "nobody"), limit: nil)
+            }
+        }
+    }
+
+    @Test("a hung daemon is .timedOut within the configured limit", .timeLimit(.minutes(1)))
+    func timeout() throws {
+        try TestKeyring.withExclusiveAccess { keyring in
+            let store = try TestKeyring.unguardedStore(.collectionPerGroup, timeout: 0.3)
+            let group = TestKeyring.uniqueGroup("hung")
+            let item = Fixture.item(group, "a")
+            try store.add(item)
+            let pid = try #require(keyring.status().pid)
+            kill(pid, SIGSTOP)
+            let started = Date()
+            let error = #expect(throws: StorageError.self) { try store.items(matching: Fixture.all(group), limit: nil) }
+            let elapsed = Date().timeIntervalSince(started)
+            kill(pid, SIGCONT)
+            guard case .timedOut(_, let seconds) = error else {
+                Issue.record("expected .timedOut, got \(String(describing: error))")
+                return
+            }
+            #expect(seconds == 0.3)
+            #expect(elapsed < 2)
+            // The daemon answers again once resumed.
+            #expect(try store.items(matching: Fixture.all(group), limit: nil) == [item])
+        }
+    }
+
+    @Test("no Secret Service on the bus is .unavailable with what to run; a restarted one is used again")
+    func unavailable() throws {
+        try TestKeyring.withExclusiveAccess { keyring in
+            let store = try TestKeyring.unguardedStore(.collectionPerGroup)
+            let group = TestKeyring.uniqueGroup("gone")
+            let item = Fixture.item(group, "a")
+            try store.add(item)
+            let pid = try #require(keyring.status().pid)
+            kill(pid, SIGTERM)
+            #expect(Processes.waitForExit(pid))
+            defer { _ = try? keyring.start() }
+
+            let error = #expect(throws: StorageError.self) { try store.items(matching: Fixture.all(group), limit: nil) }
+            guard case .unavailable(let message) = error else {
+                Issue.record("expected .unavailable, got \(String(describing: error))")
+                return
+            }
+            #expect(message.contains("shared-keychain keyring start"))
+            #expect(message.contains("gnome-keyring"))
+            // A new store says the same.
+            #expect(throws: StorageError.self) {
+                try TestKeyring.unguardedStore(.defaultCollection).items(matching: Fixture.all(group), limit: nil)
+            }
+
+            try keyring.start()
+            #expect(try store.items(matching: Fixture.all(group), limit: nil) == [item])
+        }
+    }
+
+    @Test("after kill -9 of the daemon and a restart, items are intact in both layouts")
+    func restartAfterKill() throws {
+        try TestKeyring.withExclusiveAccess { keyring in
+            let perGroup = try TestKeyring.unguardedStore(.collectionPerGroup)
+            let plain = try TestKeyring.unguardedStore(.defaultCollection)
+            let (g1, g2) = (TestKeyring.uniqueGroup("kill1"), TestKeyring.uniqueGroup("kill2"))
+            let perGroupItems = (0..<3).map { Fixture.item(g1, "a\($0)", at: Double($0)) }
+            let plainItems = (0..<3).map { Fixture.item(g2, "b\($0)", at: Double($0)) }
+            for item in perGroupItems { try perGroup.add(item) }
+            for item in plainItems { try plain.add(item) }
+
+            let before = try #require(keyring.status().pid)
+            kill(before, SIGKILL)
+            #expect(Processes.waitForExit(before))
+            let after = try keyring.start()
+            #expect(after.running && after.pid != before)
+
+            // The same stores: stale session, per-group collection locked again after the restart.
+            #expect(try perGroup.items(matching: Fixture.all(g1), limit: nil) == perGroupItems)
+            #expect(try plain.items(matching: Fixture.all(g2), limit: nil) == plainItems)
+            // New stores too, and writes work.
+            let freshPerGroup = try TestKeyring.unguardedStore(.collectionPerGroup)
+            #expect(try freshPerGroup.items(matching: Fixture.all(g1), limit: nil) == perGroupItems)
+            try freshPerGroup.add(Fixture.item(g1, "new", at: 10))
+            try plain.add(Fixture.item(g2, "new", at: 10))
+            #expect(try TestKeyring.unguardedStore(.defaultCollection).items(matching: Fixture.all(g2), limit: nil).count == 4)
+            #expect(try perGroup.delete(matching: Fixture.all(g1)) == 4)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import KeychainStorage
+import Testing
+
+@testable import SecretServiceStorage
+
+@Suite("Secret Service internals")
+struct InternalsTests {
+    @Test("the envelope holds the whole record, binary-safe, with exact dates")
+    func envelopeRoundTrip() throws {
+        let item = Fixture.item(
+            "G.group", "acc", "svc", generic: Data([0, 1, 255]), type: -5, label: "l", creator: "c", at: 0.000_001,
+            data: Data((0...255).map { UInt8($0) }))
+        let envelope = ItemEnvelope(item: item, sequence: 42)
+        let bytes = try envelope.encoded()
+        #expect(bytes.prefix(8) == Data("SKCITEM1".utf8))
+        let decoded = try ItemEnvelope.decode(bytes, using: JSONDecoder())
+        #expect(decoded.item == item)
+        #expect(decoded.sequence == 42)
+        // Milliseconds are there for other readers.
+        let length = Int(bytes[8]) << 24 | Int(bytes[9]) << 16 | Int(bytes[10]) << 8 | Int(bytes[11])
+        let header = try JSONSerialization.jsonObject(with: bytes.subdata(in: 12..<(12 + length))) as? [String: Any]
+        #expect(header?["creationDate"] as? Int == Int((item.creationDate.timeIntervalSince1970 * 1000).rounded(.down)))
+        #expect(header?["generic"] as? String == "AAH/")
+        #expect(header?["label"] as? String == "l")
+    }
+
+    @Test("a minimal header (milliseconds only, nil attributes absent) decodes")
+    func minimalEnvelope() throws {
+        let json = #"{"v":1,"group":"g","account":"a","service":"s","creationDate":1000,"modificationDate":2000,"sequence":1}"#
+        var bytes = Data("SKCITEM1".utf8)
+        bytes += [0, 0, 0, UInt8(json.utf8.count)]
+        bytes += Data(json.utf8)
+        bytes += Data([9, 9])
+        let decoded = try ItemEnvelope.decode(bytes, using: JSONDecoder())
+        #expect(decoded.item.creationDate == Date(timeIntervalSince1970: 1))
+        #expect(decoded.item.generic == nil && decoded.item.type == nil && decoded.item.label == nil)
+        #expect(decoded.item.data == Data([9, 9]))
+    }
+
+    @Test("foreign or damaged secrets are rejected without echoing them")
+    func badEnvelopes() {
+        for bytes in [Data("plain password".utf8), Data("SKCITEM1".utf8) + Data([0, 0, 1, 0]) + Data("{}".utf8)] {
+            #expect(throws: ItemEnvelope.DecodingError.self) { try ItemEnvelope.decode(bytes, using: JSONDecoder()) }
+        }
+    }
+
+    @Test("collection labels and paths follow gnome-keyring's naming")
+    func collectionNames() {
+        let label = CollectionDirectory.label(for: "ABCDE12345.com.myapp.mycache")
+        #expect(label == "group-ABCDE12345.com.myapp.mycache")
+        #expect(
+            CollectionDirectory.expectedPath(forLabel: label)
+                == "/org/freedesktop/secrets/collection/group_2dABCDE12345_2ecom_2emyapp_2emycache")
+        #expect(CollectionDirectory.label(for: "a/b_c ü") == "group-a_2fb_5fc_20_c3_bc")
+        #expect(CollectionDirectory.label(for: String(repeating: "x", count: 300)).hasPrefix("group-_sha256_"))
+        #expect(CollectionDirectory.displayName(of: CollectionDirectory.expectedPath(forLabel: label)) == label)
+        #expect(CollectionDirectory.displayName(of: "/org/freedesktop/secrets/collection/login") == "login")
+    }
+
+    @Test("the layout never prints its password")
+    func redactedLayout() {
+        let layout = SecretServiceStore.Layout.collectionPerGroup(masterPassword: "hunter2")
+        #expect(!"\(layout)".contains("hunter2"))
+        #expect(!String(reflecting: layout).contains("hunter2"))
+        var dumped = ""
+        dump(layout, to: &dumped)
+        #expect(!dumped.contains("hunter2"))
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import KeychainStorage
+import KeychainTestSupport
+import SecretServiceStorage
+
+/// Small builders and process helpers shared by the Secret Service tests.
+enum Fixture {
+    /// A fixed base date with a fractional part, so exact date round trips are checked.
+    static let epoch = Date(timeIntervalSinceReferenceDate: 785_000_000.123_456)
+
+    static func item(
+        _ group: String, _ account: String, _ service: String = "service",
+        generic: Data? = nil, type: Int? = nil, label: String? = nil, creator: String? = nil,
+        at offset: Double = 0, data: Data = Data("secret".utf8)
+    ) -> StoredItem {
+        StoredItem(
+            group: group, account: account, service: service, generic: generic, type: type, label: label,
+            creator: creator, creationDate: epoch.addingTimeInterval(offset),
+            modificationDate: epoch.addingTimeInterval(offset), data: data)
+    }
+
+    static func all(_ groups: String...) -> ItemQuery { ItemQuery(groups: groups) }
+
+    /// A fresh state directory for a keyring of the test's own.
+    static func stateDirectory(_ name: String = "keyring") -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("sk-\(name)-\(UUID().uuidString.prefix(8))")
+    }
+}
+
+/// Runs `secret-tool` against a given bus (never the user's).
+enum SecretTool {
+    struct Output {
+        var status: Int32
+        var text: String
+    }
+
+    static func run(_ arguments: [String], bus: String, input: String? = nil) throws -> Output {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus
+        process.environment = environment
+        let output = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Output(status: process.terminationStatus, text: String(decoding: data, as: UTF8.self))
+    }
+}
+
+enum Processes {
+    /// Waits (bounded) until `pid` no longer runs; zombies count as gone.
+    static func waitForExit(_ pid: Int32, seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while isRunning(pid) {
+            if Date() >= deadline { return false }
+            usleep(2_000)
+        }
+        return true
+    }
+
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        let state = stat[stat.index(after: close)...].split(separator: " ").first
+        return state != "Z" && state != "X"
+    }
+}
