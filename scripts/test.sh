@@ -9,4 +9,16 @@ source scripts/setup.sh
 swift build --product shared-keychain
 # Never let a test reach the desktop session's keyring, even by accident.
 unset DBUS_SESSION_BUS_ADDRESS
-swift test "$@"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+set +e
+swift test "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+
+# One plain closing line, whatever the test library printed above it.
+total=$(grep -oE 'Test run with [0-9]+ tests?' "$log" | tail -1 | grep -oE '[0-9]+' || echo 0)
+failed=$(grep -cE '^✘ Test [^r].* failed' "$log" || true)
+echo "tests: $((total - failed)) passed, ${failed} failed"
+exit "$status"
