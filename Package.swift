@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "SharedKeychain", targets: ["SharedKeychain"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
+        .library(name: "LoadGeneration", targets: ["LoadGeneration"]),
         .library(name: "KeychainStorage", targets: ["KeychainStorage"]),
         .library(name: "SecretServiceStorage", targets: ["SecretServiceStorage"]),
         .executable(name: "shared-keychain", targets: ["shared-keychain"]),
@@ -66,6 +67,12 @@ let package = Package(
             dependencies: ["SharedKeychain", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: strict
         ),
+        // Layer 4: hazard scenarios and opt-in mitigations (audit, guarded delete, snapshots).
+        .target(
+            name: "Hazards",
+            dependencies: ["SharedKeychain", "TokenCache"],
+            swiftSettings: strict
+        ),
         // The CLI: parses arguments and prints; the logic lives in the libraries.
         .executableTarget(
             name: "shared-keychain",
@@ -76,6 +83,7 @@ let package = Package(
                 "TokenCache",
                 "SuiteManifest",
                 "LoadGeneration",
+                "Hazards",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -113,6 +121,11 @@ let package = Package(
         .testTarget(
             name: "LoadGenerationTests",
             dependencies: ["LoadGeneration", "SharedKeychain", "KeychainTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HazardTests",
+            dependencies: ["Hazards", "SharedKeychain", "TokenCache", "KeychainTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

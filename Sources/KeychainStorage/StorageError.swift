@@ -11,6 +11,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut(operation: String, seconds: Double)
     /// A stored item could not be decoded (written by something else, or damaged).
     case corruptItem(location: String, reason: String)
+    /// An opt-in policy wrapped around the store (guarded delete) refused the operation;
+    /// nothing was changed. `policy` names it, `message` says who was refused what, and why.
+    case refused(policy: String, message: String)
     /// Any other failure of the underlying library, with its error domain, code and message.
     case backend(domain: String, code: Int, message: String)
 
@@ -26,6 +29,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             "the Secret Service did not answer '\(operation)' within \(seconds) s; is the daemon hung? (raise the limit with --timeout)"
         case .corruptItem(let location, let reason):
             "the stored item at \(location) cannot be read: \(reason)"
+        case .refused(_, let message):
+            message
         case .backend(let domain, let code, let message):
             "\(domain) error \(code): \(message)"
         }

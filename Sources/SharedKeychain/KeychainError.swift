@@ -25,6 +25,9 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
             case .unavailable: .notAvailable
             case .timedOut, .backend: .io
             case .corruptItem: .decode
+            // A policy denies the app rights over the items: the same answer as a group it
+            // is not entitled to, and as final.
+            case .refused: .missingEntitlement
             }
         }
     }

@@ -11,9 +11,10 @@ struct ItemDeleteCommand: ReportingCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var app: AppOptions
     @OptionGroup var selection: ItemSelectionOptions
+    @OptionGroup var policy: AuditPolicyOptions
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let keychain = try KeychainSession(global).keychain(for: app.identity(), policy: policy.load(global))
         let count = try keychain.delete(selection.query)
         if global.json {
             Output.printJSON(["deleted": count])

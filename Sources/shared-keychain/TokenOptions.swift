@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Hazards
 import SharedKeychain
 import TokenCache
 
@@ -35,8 +36,9 @@ struct TokenOptions: ParsableArguments {
         return { date }
     }
 
-    func tokenCache(_ global: GlobalOptions, app: AppOptions) throws -> TokenCache {
-        let keychain = try KeychainSession(global).keychain(for: app.identity())
+    /// The app's token cache; `policy` applies opt-in mitigations to its deletes.
+    func tokenCache(_ global: GlobalOptions, app: AppOptions, policy: MitigationPolicy = .none) throws -> TokenCache {
+        let keychain = try KeychainSession(global).keychain(for: app.identity(), policy: policy)
         let suiteApp = try app.suiteApp()
         guard let clientID = clientID ?? suiteApp?.clientID else {
             throw UsageFailure(message: "give --client-id (or --suite with an app that has a client_id)")

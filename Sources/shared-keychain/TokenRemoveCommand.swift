@@ -11,6 +11,7 @@ struct TokenRemoveCommand: ReportingCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var app: AppOptions
     @OptionGroup var tokens: TokenOptions
+    @OptionGroup var policy: AuditPolicyOptions
 
     @Option(help: ArgumentHelp("The account: its home account ID or username.", valueName: "id|username"))
     var account: String
@@ -19,7 +20,7 @@ struct TokenRemoveCommand: ReportingCommand {
     var wipeAccount = false
 
     func execute() throws {
-        let cache = try tokens.tokenCache(global, app: app)
+        let cache = try tokens.tokenCache(global, app: app, policy: policy.load(global))
         let removed = wipeAccount ? try cache.wipeAccount(account) : try cache.remove(account: account)
         if global.json {
             Output.printJSON(["removed": removed])

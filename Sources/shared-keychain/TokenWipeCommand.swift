@@ -11,9 +11,10 @@ struct TokenWipeCommand: ReportingCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var app: AppOptions
     @OptionGroup var tokens: TokenOptions
+    @OptionGroup var policy: AuditPolicyOptions
 
     func execute() throws {
-        let removed = try tokens.tokenCache(global, app: app).wipeCacheForAllAccounts()
+        let removed = try tokens.tokenCache(global, app: app, policy: policy.load(global)).wipeCacheForAllAccounts()
         if global.json {
             Output.printJSON(["removed": removed])
         } else {

@@ -1,0 +1,109 @@
+import Foundation
+import SharedKeychain
+
+/// Every item of one access group, data included, so a wiped group can be brought back.
+///
+/// As JSON: `format`, `group`, `takenAt`, and `items` with every attribute, `data` in base64,
+/// dates in seconds since 2001-01-01 (exact). The file holds secrets: it is written with mode 0600, and neither this type's description
+/// nor the CLI ever prints item data.
+public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The file format's version.
+    public static let currentFormat = 1
+
+    /// The file format's version.
+    public var format: Int
+    /// The full access group.
+    public var group: String
+    /// When it was taken.
+    public var takenAt: Date
+    /// The items, attributes and data, in creation order.
+    public var items: [StoredItem]
+
+    /// - Parameters: see the properties.
+    public init(group: String, takenAt: Date, items: [StoredItem]) {
+        self.format = Self.currentFormat
+        self.group = group
+        self.takenAt = takenAt
+        self.items = items
+    }
+
+    /// Reads every item of `group` from `store`.
+    public static func take(of group: String, from store: any ItemStore, at date: Date = Date()) throws(StorageError) -> GroupSnapshot {
+        GroupSnapshot(group: group, takenAt: date, items: try store.items(matching: ItemQuery(groups: [group]), limit: nil))
+    }
+
+    /// `group 'G': 7 items taken at T`; never data.
+    public var description: String {
+        "group '\(group)': \(items.count) item\(items.count == 1 ? "" : "s") taken at \(takenAt.formatted(.iso8601))"
+    }
+
+    /// Puts back every item of the snapshot that is missing from the store, with its creator
+    /// and dates. Items present under the same primary key are left as they are: what is in
+    /// the store now is newer than the snapshot.
+    public func restore(into store: any ItemStore) throws(StorageError) -> RestoreResult {
+        var restored: [StoredItem] = []
+        var kept = 0
+        for item in items {
+            do {
+                try store.add(item)
+                restored.append(item)
+            } catch {
+                guard case .duplicateItem = error else { throw error }
+                kept += 1
+            }
+        }
+        return RestoreResult(group: group, restored: restored.count, alreadyPresent: kept, creators: MitigatedStore.count(restored))
+    }
+
+    /// Writes the snapshot as JSON, readable and writable by the owner only (0600), replacing
+    /// `url` atomically.
+    public func write(to url: URL) throws(SnapshotError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        // Foundation's own encoding (seconds since 2001-01-01): exact, so restored items keep
+        // their creation order to the sub-second.
+        encoder.dateEncodingStrategy = .deferredToDate
+        encoder.dataEncodingStrategy = .base64
+        let data: Data
+        do { data = try encoder.encode(self) } catch { throw .unwritable(path: url.path, reason: "\(error)") }
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        // Created 0600 from the start (O_EXCL: never someone else's file), so the secrets are
+        // never readable by others, not even for a moment; then renamed over `url` atomically.
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw .unwritable(path: url.path, reason: String(cString: strerror(errno))) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            try handle.write(contentsOf: data)
+            try handle.synchronize()
+            try handle.close()
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw .unwritable(path: url.path, reason: error.localizedDescription)
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw .unwritable(path: url.path, reason: reason)
+        }
+    }
+
+    /// Reads a snapshot file.
+    public static func read(from url: URL) throws(SnapshotError) -> GroupSnapshot {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch { throw .unreadable(path: url.path, reason: error.localizedDescription) }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .deferredToDate
+        decoder.dataDecodingStrategy = .base64
+        let snapshot: GroupSnapshot
+        do { snapshot = try decoder.decode(GroupSnapshot.self, from: data) } catch {
+            throw .invalid(path: url.path, reason: PolicyError.describe(error))
+        }
+        guard snapshot.format == currentFormat else {
+            throw .invalid(path: url.path, reason: "format \(snapshot.format) is not supported (expected \(currentFormat))")
+        }
+        if let stray = snapshot.items.first(where: { $0.group != snapshot.group }) {
+            throw .invalid(path: url.path, reason: "an item is in group '\(stray.group)', not the snapshot's group '\(snapshot.group)'")
+        }
+        return snapshot
+    }
+}

@@ -1,0 +1,66 @@
+import SharedKeychain
+
+/// The built-in hazard scenarios. Each runs in this process with simulated apps sharing one
+/// store (memory, or a Secret Service), once as Keychain Services behaves and once with
+/// mitigations, and reports what each app lost and who caused it.
+public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    /// One app wipes the whole shared token cache; another's background refresh breaks.
+    case wipeAll = "wipe-all"
+    /// Removing an account in one family app deletes the family refresh token a sibling needs.
+    case removeAccountFamily = "remove-account-family"
+    /// A delete that names no group empties every group the app is entitled to.
+    case ungroupedDelete = "ungrouped-delete"
+    /// Apps starting at once delete each other's fixed self-test probe item.
+    case probeClobber = "probe-clobber"
+    /// Two apps doing read-modify-write on one shared item lose each other's updates.
+    case lostUpdate = "lost-update"
+
+    /// The name (`wipe-all`).
+    public var description: String { rawValue }
+
+    /// What the hazard shows, in one line.
+    public var summary: String {
+        switch self {
+        case .wipeAll:
+            "any app of the group calls wipeCacheForAllAccounts and every other app's sign-in is gone"
+        case .removeAccountFamily:
+            "removing an account in one family app deletes the family refresh token its siblings rely on"
+        case .ungroupedDelete:
+            "a delete that names no access group empties every group the app is entitled to"
+        case .probeClobber:
+            "apps that start at once self-test on one fixed probe item and delete each other's probe"
+        case .lostUpdate:
+            "two apps read-modify-write one shared item without a lock and lose updates"
+        }
+    }
+
+    /// What the mitigated run does differently.
+    public var mitigation: String {
+        switch self {
+        case .wipeAll: "guarded delete (only the creator or a privileged app deletes), audit journal, snapshot and restore"
+        case .removeAccountFamily: "guarded delete, audit journal"
+        case .ungroupedDelete: "guarded delete on the shared groups, audit journal"
+        case .probeClobber: "a probe item per app (its account includes the bundle ID)"
+        case .lostUpdate: "a counter item per app (no shared read-modify-write item); the total is their sum"
+        }
+    }
+
+    /// Runs the scenario on `store`.
+    /// - Parameter mitigated: whether the mitigations are on.
+    /// - Throws: only unexpected failures of the store or the token cache; the hazard's own
+    ///   failures are what the report counts.
+    public func run(mitigated: Bool, on store: any ItemStore) throws -> HazardReport {
+        switch self {
+        case .wipeAll: try WipeAllScenario(store: store, mitigated: mitigated).run()
+        case .removeAccountFamily: try RemoveAccountFamilyScenario(store: store, mitigated: mitigated).run()
+        case .ungroupedDelete: try UngroupedDeleteScenario(store: store, mitigated: mitigated).run()
+        case .probeClobber: try ProbeClobberScenario(store: store, mitigated: mitigated).run()
+        case .lostUpdate: try LostUpdateScenario(store: store, mitigated: mitigated).run()
+        }
+    }
+
+    /// Both runs, unmitigated first, each on its own freshly made-up team.
+    public func compare(on store: any ItemStore) throws -> HazardComparison {
+        HazardComparison(hazard: self, unmitigated: try run(mitigated: false, on: store), mitigated: try run(mitigated: true, on: store))
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import SharedKeychain
+import Synchronization
+
+/// One app's view of a store with the mitigations of a ``MitigationPolicy`` applied: a
+/// decorator, so a ``Keychain`` (and a `TokenCache` on it) built on it needs no change, and
+/// groups the policy does not name behave exactly as Keychain Services does.
+///
+/// Deletes in a group with ``Mitigation/guardedDelete`` are refused, with nothing deleted, when
+/// they match items another app created and this app is not privileged there. Deletes in a
+/// group with ``Mitigation/audit`` (refused ones too) are journaled in ``AuditJournal``.
+/// Adds, reads and updates pass through.
+public final class MitigatedStore: ItemStore {
+    /// The store underneath, shared by every app.
+    public let base: any ItemStore
+    /// The app this view acts for; the store learns it here because queries do not carry it.
+    public let app: String
+    /// Which groups are protected how.
+    public let policy: MitigationPolicy
+    /// Where audited deletes are recorded.
+    public let journal: AuditJournal
+    private let now: @Sendable () -> Date
+    private let refusals = Mutex<[DeleteRefusal]>([])
+
+    /// - Parameters:
+    ///   - base: the shared store.
+    ///   - app: the bundle ID of the app using this view.
+    ///   - now: the clock for journal entries.
+    public init(base: any ItemStore, app: String, policy: MitigationPolicy, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.base = base
+        self.app = app
+        self.policy = policy
+        self.journal = AuditJournal(store: base)
+        self.now = now
+    }
+
+    /// The base store's name with `+mitigations`.
+    public var name: String { "\(base.name)+mitigations" }
+
+    /// The refusals this view has made, oldest first.
+    public var refusalLog: [DeleteRefusal] { refusals.withLock { $0 } }
+
+    /// The typed refusal behind `error`, when guarded delete of this view caused it.
+    public func refusal(for error: any Error) -> DeleteRefusal? {
+        DeleteRefusal.isRefusal(error) ? refusalLog.last : nil
+    }
+
+    /// Passes through.
+    public func add(_ item: StoredItem) throws(StorageError) { try base.add(item) }
+
+    /// Passes through.
+    public func items(matching query: ItemQuery, limit: Int?) throws(StorageError) -> [StoredItem] {
+        try base.items(matching: query, limit: limit)
+    }
+
+    /// Passes through.
+    public func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
+        try base.update(matching: query, with: change, at: date)
+    }
+
+    /// Checks guarded groups first: one refusal refuses the whole delete. Then deletes and
+    /// journals audited groups.
+    public func delete(matching query: ItemQuery) throws(StorageError) -> Int {
+        let watched = query.groups.compactMap { group in policy.policy(for: group).map { (group, $0) } }
+        guard !watched.isEmpty else { return try base.delete(matching: query) }
+        var matchedByGroup: [String: [StoredItem]] = [:]
+        for (group, _) in watched {
+            var scoped = query
+            scoped.restrict(to: group)
+            matchedByGroup[group] = try base.items(matching: scoped, limit: nil)
+        }
+        let date = now()
+        for (group, groupPolicy) in watched where groupPolicy.enables(.guardedDelete) && !groupPolicy.isPrivileged(app) {
+            let matched = matchedByGroup[group] ?? []
+            let foreign = matched.filter { $0.creator != app }
+            guard !foreign.isEmpty else { continue }
+            let refusal = DeleteRefusal(
+                app: app, group: group, refused: foreign.count, matched: matched.count,
+                creators: Self.count(foreign), privileged: groupPolicy.privileged)
+            refusals.withLock { $0.append(refusal) }
+            for (audited, auditedPolicy) in watched where auditedPolicy.enables(.audit) {
+                let items = matchedByGroup[audited] ?? []
+                try journal.append(entry(group: audited, query: query, items: items, outcome: .refused, at: date))
+            }
+            throw refusal.storageError
+        }
+        let deleted = try base.delete(matching: query)
+        for (group, groupPolicy) in watched where groupPolicy.enables(.audit) {
+            let items = matchedByGroup[group] ?? []
+            guard !items.isEmpty else { continue }
+            try journal.append(entry(group: group, query: query, items: items, outcome: .deleted, at: date))
+        }
+        return deleted
+    }
+
+    private func entry(group: String, query: ItemQuery, items: [StoredItem], outcome: AuditEntry.Outcome, at date: Date) -> AuditEntry {
+        AuditEntry(time: date, app: app, operation: "delete", group: group, query: Self.describe(query),
+                   itemCount: items.count, creators: Self.count(items), outcome: outcome)
+    }
+
+    static func count(_ items: [StoredItem]) -> [String: Int] {
+        items.reduce(into: [:]) { counts, item in counts[item.creator ?? "(unknown)", default: 0] += 1 }
+    }
+
+    /// The query's attributes, never data: `account 'a', service 's' in groups A, B`.
+    static func describe(_ query: ItemQuery) -> String {
+        var parts: [String] = []
+        if let account = query.account { parts.append("account '\(account)'") }
+        if let service = query.service { parts.append("service '\(service)'") }
+        if let type = query.type { parts.append("type \(type)") }
+        if query.generic != nil { parts.append("a generic value") }
+        let groups = (query.groups.count == 1 ? "in group " : "in groups ") + query.groups.joined(separator: ", ")
+        return parts.isEmpty ? "everything \(groups)" : parts.joined(separator: ", ") + " " + groups
+    }
+}
+
+extension ItemQuery {
+    /// The same attributes, in `group` only.
+    mutating func restrict(to group: String) {
+        self = ItemQuery(groups: [group], account: account, service: service, generic: generic, type: type)
+    }
+}

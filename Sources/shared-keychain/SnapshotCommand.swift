@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import Hazards
+
+struct SnapshotCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Save every item of a group, data included, to a JSON file (mode 0600), to restore after a wipe.",
+        discussion: "The file holds the secrets; nothing of them is printed. Bring it back with `restore --input FILE`."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The full access group, e.g. ABCDE12345.com.microsoft.adalcache.", valueName: "group"))
+    var group: String
+
+    @Option(help: ArgumentHelp("The snapshot file to write (replaced if it exists).", valueName: "file"))
+    var output: String
+
+    func execute() throws {
+        let snapshot = try GroupSnapshot.take(of: group, from: KeychainSession(global).store)
+        try snapshot.write(to: URL(fileURLWithPath: output))
+        if global.json {
+            Output.printJSON(SnapshotSummary(group: group, items: snapshot.items.count, file: output))
+        } else {
+            Output.standardOutput.write("wrote \(snapshot.items.count) item\(snapshot.items.count == 1 ? "" : "s") of group \(group) to \(output) (mode 0600)\n")
+        }
+    }
+}
+
+/// What `snapshot --json` prints: counts, never data.
+struct SnapshotSummary: Encodable {
+    let group: String
+    let items: Int
+    let file: String
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Hazards
+import SharedKeychain
+import Testing
+
+/// Every built-in hazard: what the unmitigated run loses and to whom, what the mitigated run keeps.
+@Suite("Hazard scenarios")
+struct HazardScenarioTests {
+    @Test(arguments: Backend.all)
+    func wipeAllBreaksTheSignedInAppUnlessGuarded(_ backend: Backend) throws {
+        let store = try backend.makeStore()
+        let open = try Hazard.wipeAll.run(mitigated: false, on: store)
+        #expect(open.losses == [AppLoss(app: "com.contoso.mail", lost: 7, causedBy: ["com.contoso.calendar"])])
+        #expect(open.metric("failed refreshes") == 3)
+        #expect(open.metric("items deleted by com.contoso.calendar") == 7)
+        #expect(open.steps.contains { $0.contains("interaction_required") && $0.contains("last wiped by com.contoso.calendar") })
+        #expect(open.steps.contains { $0.contains("reads the wipe record: last wiped by com.contoso.calendar") })
+        #expect(open.audit.isEmpty)
+
+        let guarded = try Hazard.wipeAll.run(mitigated: true, on: store)
+        #expect(guarded.losses.isEmpty)
+        #expect(guarded.metric("failed refreshes") == 0)
+        #expect(guarded.metric("refused deletes") == 1)
+        #expect(guarded.steps.contains { $0.contains("errSecMissingEntitlement") && $0.contains("refused com.contoso.calendar deleting 7 of 7 items") })
+        // The privileged wipe goes through; the snapshot brings back what it took.
+        #expect(guarded.metric("items deleted by the privileged wipe") == 7)
+        #expect(guarded.metric("failed refreshes after the privileged wipe") == 3)
+        #expect(guarded.metric("items restored from the snapshot") == 7)
+        #expect(guarded.metric("failed refreshes after the restore") == 0)
+        let calendarEntries = guarded.audit.filter { $0.app == "com.contoso.calendar" }
+        #expect(calendarEntries.map(\.outcome) == [.refused])
+        #expect(calendarEntries.first?.itemCount == 7)
+        #expect(calendarEntries.first?.creators == ["com.contoso.mail": 7])
+        #expect(guarded.audit.contains { $0.app == "com.microsoft.azureauthenticator" && $0.outcome == .deleted && $0.itemCount == 7 })
+        // Nothing of the run is left in the store.
+        let leftovers = try store.items(matching: ItemQuery(groups: guarded.groups + guarded.groups.map(AuditJournal.journalGroup(for:))), limit: nil)
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func removeAccountFamilyIsPreventedForTheLastWriterOnly() throws {
+        let store = InMemoryStore()
+        let open = try Hazard.removeAccountFamily.run(mitigated: false, on: store)
+        #expect(open.metric("failed silent acquires") == 2)
+        // Calendar deleted the family token Mail had created, and its own three credentials;
+        // Mail then deleted bob's four.
+        #expect(Set(open.losses) == [
+            AppLoss(app: "com.contoso.mail", lost: 1, causedBy: ["com.contoso.calendar"]),
+            AppLoss(app: "com.contoso.calendar", lost: 3, causedBy: ["com.contoso.calendar"]),
+            AppLoss(app: "com.contoso.mail", lost: 4, causedBy: ["com.contoso.mail"]),
+        ])
+
+        let guarded = try Hazard.removeAccountFamily.run(mitigated: true, on: store)
+        // Calendar is refused the family token it did not create; Mail, its creator, is not.
+        #expect(guarded.metric("failed silent acquires") == 1)
+        #expect(guarded.metric("refused removes") == 1)
+        #expect(guarded.steps.contains { $0.contains("chat.read' for alice@contoso.com silently: ok (family_refresh_token)") })
+        #expect(guarded.steps.contains { $0.contains("for bob@contoso.com silently: interaction_required") })
+        #expect(guarded.audit.contains { $0.app == "com.contoso.calendar" && $0.outcome == .refused })
+        #expect(!guarded.limits.isEmpty)
+    }
+
+    @Test func ungroupedDeleteEmptiesEveryGroupUnlessGuarded() throws {
+        let store = InMemoryStore()
+        let open = try Hazard.ungroupedDelete.run(mitigated: false, on: store)
+        // Mail's 3 items and Calendar's 2 in the shared groups; Calendar's app ID group is out of reach.
+        #expect(open.metric("items deleted by com.contoso.mail") == 5)
+        #expect(open.losses.contains(AppLoss(app: "com.contoso.calendar", lost: 2, causedBy: ["com.contoso.mail"])))
+
+        let guarded = try Hazard.ungroupedDelete.run(mitigated: true, on: store)
+        #expect(guarded.metric("items of com.contoso.calendar lost") == 0)
+        #expect(guarded.metric("refused deletes") == 1)
+        // Only Mail's own app ID group item, deleted by a scoped delete afterwards.
+        #expect(guarded.losses == [AppLoss(app: "com.contoso.mail", lost: 1, causedBy: ["com.contoso.mail"])])
+        #expect(guarded.audit.filter { $0.outcome == .refused }.count == 2)
+    }
+
+    @Test func probeClobberFailsSelfTestsUnlessProbesArePerApp() throws {
+        let store = InMemoryStore()
+        let open = try Hazard.probeClobber.run(mitigated: false, on: store)
+        #expect((open.metric("failed self-tests") ?? 0) > 0)
+        #expect(open.losses.allSatisfy { $0.unit == "probes" && !$0.causedBy.isEmpty })
+        let guarded = try Hazard.probeClobber.run(mitigated: true, on: store)
+        #expect(guarded.metric("failed self-tests") == 0)
+        #expect(guarded.losses.isEmpty)
+    }
+
+    @Test func lostUpdateLosesIncrementsUnlessItemsArePerApp() throws {
+        let store = InMemoryStore()
+        let open = try Hazard.lostUpdate.run(mitigated: false, on: store)
+        #expect(open.metric("expected count") == 40)
+        #expect((open.metric("lost updates") ?? 0) > 0)
+        #expect(open.losses.allSatisfy { $0.unit == "updates" })
+        let guarded = try Hazard.lostUpdate.run(mitigated: true, on: store)
+        #expect(guarded.metric("final count") == 40)
+        #expect(guarded.metric("lost updates") == 0)
+    }
+
+    @Test(arguments: Backend.all)
+    func everyHazardComparesWithoutPrintingSecrets(_ backend: Backend) throws {
+        let store = try backend.makeStore()
+        for hazard in Hazard.allCases {
+            let comparison = try hazard.compare(on: store)
+            #expect(!comparison.unmitigated.mitigated)
+            #expect(comparison.mitigated.mitigated)
+            #expect(!comparison.unmitigated.verdict.isEmpty && !comparison.mitigated.verdict.isEmpty)
+            #expect(!comparison.unmitigated.losses.isEmpty, "\(hazard) lost nothing unmitigated")
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            let json = String(decoding: try encoder.encode(comparison), as: UTF8.self)
+            #expect(!json.contains("emulated-access-token.") && !json.contains("emulated-refresh-token."))
+            // The run's items and journals are gone.
+            let groups = comparison.unmitigated.groups + comparison.mitigated.groups
+            let left = try store.items(matching: ItemQuery(groups: groups + groups.map(AuditJournal.journalGroup(for:))), limit: nil)
+            #expect(left.isEmpty, "\(hazard) left \(left.count) items")
+        }
+        #expect(try Hazard.probeClobber.run(mitigated: true, on: store).metric("failed self-tests") == 0)
+        #expect(try Hazard.lostUpdate.run(mitigated: true, on: store).metric("lost updates") == 0)
+    }
+}
