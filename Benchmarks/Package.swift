@@ -17,7 +17,10 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "SharedKeychain", package: "SharedKeychain"),
+                .product(name: "KeychainStorage", package: "SharedKeychain"),
                 .product(name: "SecretServiceStorage", package: "SharedKeychain"),
+                .product(name: "TokenCache", package: "SharedKeychain"),
+                .product(name: "LoadGeneration", package: "SharedKeychain"),
             ],
             path: "Benchmarks/KeychainBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

@@ -17,6 +17,7 @@ public enum TestKeyring {
         case defaultCollection
         case collectionPerGroup
 
+        /// The case name, for test arguments.
         public var description: String {
             switch self {
             case .defaultCollection: "defaultCollection"

@@ -18,6 +18,8 @@ final class CollectionDirectory: Sendable {
     static let collectionPrefix = "/org/freedesktop/secrets/collection/"
     /// The alias libsecret and desktop tools use for "the user's keyring".
     static let defaultAlias = "/org/freedesktop/secrets/aliases/default"
+    /// gnome-keyring's in-memory collection, unlocked while the daemon runs.
+    static let sessionCollection = collectionPrefix + "session"
 
     private let state = Mutex(State())
 

@@ -12,6 +12,7 @@ public struct KeyringStatus: Codable, Sendable, Equatable {
     /// Where the keyring keeps its files.
     public var stateDirectory: String
 
+    /// A status as reported; see the properties.
     public init(running: Bool, pid: Int32?, busPid: Int32?, bus: String, stateDirectory: String) {
         self.running = running
         self.pid = pid

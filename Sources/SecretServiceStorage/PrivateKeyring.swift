@@ -18,11 +18,13 @@ public final class PrivateKeyring: Sendable {
     /// The well-known name of a Secret Service on D-Bus.
     public static let secretServiceName = "org.freedesktop.secrets"
 
+    /// Where the keyring keeps its files (see the type's documentation).
     public let stateDirectory: URL
     /// How long to wait for each daemon to start or stop.
     public let startTimeout: Double
     private let logger: Logger
 
+    /// A keyring in `stateDirectory` (created 0700 on first use); nothing starts until ``start()``.
     public init(
         stateDirectory: URL,
         startTimeout: Double = 10,
@@ -82,6 +84,10 @@ public final class PrivateKeyring: Sendable {
                 {
                     return status(saved: KeyringState(bus: saved.bus, busPid: busPid, keyringPid: pid))
                 }
+                // A daemon that runs without owning the name (stuck starting) would race the new one.
+                if let old = saved.keyringPid {
+                    ProcessTable.terminate(old, named: "gnome-keyring-daemon", seconds: startTimeout)
+                }
                 logger.debug("gnome-keyring-daemon is gone; starting it again on the running bus")
             } else {
                 if let saved = readState() {
@@ -95,11 +101,12 @@ public final class PrivateKeyring: Sendable {
                 probe = try connectToNewBus()
             }
             try startDaemon(password: password, probe: probe)
-            let state = KeyringState(bus: busAddress, busPid: busPid, keyringPid: probe.processID(of: Self.secretServiceName))
+            let state = KeyringState(
+                bus: probe.address, busPid: busPid, keyringPid: probe.processID(of: Self.secretServiceName))
             try writeState(state)
             logger.debug(
                 "private keyring started",
-                metadata: ["bus": "\(busAddress)", "pid": "\(state.keyringPid.map(String.init) ?? "?")"])
+                metadata: ["bus": "\(state.bus)", "pid": "\(state.keyringPid.map(String.init) ?? "?")"])
             return status(saved: state)
         }
     }

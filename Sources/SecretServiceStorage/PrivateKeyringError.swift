@@ -12,6 +12,7 @@ public enum PrivateKeyringError: Error, Sendable, Equatable, CustomStringConvert
     /// The private bus cannot be reached.
     case busUnreachable(address: String, reason: String)
 
+    /// What went wrong and what to run or install.
     public var description: String {
         switch self {
         case .missingExecutable(let name, let package):

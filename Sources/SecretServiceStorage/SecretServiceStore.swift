@@ -24,7 +24,9 @@ import Logging
 /// - When the daemon restarted (stale session), the store reconnects and retries once.
 /// - Thread-safe: one store may serve many threads.
 public final class SecretServiceStore: ItemStore {
+    /// `secret-service`.
     public let name = "secret-service"
+    /// How this store reaches its Secret Service.
     public let configuration: Configuration
 
     private let client: SecretServiceClient
@@ -43,9 +45,13 @@ public final class SecretServiceStore: ItemStore {
 
     // MARK: ItemStore
 
+    /// Adds `item` under its group's lock: one search for the key (``StorageError/duplicateItem(_:)``
+    /// when taken), then CreateItem; in the per-group layout the group's collection is created
+    /// first when missing.
     public func add(_ item: StoredItem) throws(StorageError) {
-        let envelope = ItemEnvelope(item: item, sequence: InsertionClock.next())
         try locks.withLocks([item.group]) { () throws(StorageError) in
+            // Numbered under the lock, so insertion order is the order adds got the lock.
+            let envelope = ItemEnvelope(item: item, sequence: InsertionClock.next())
             try perform("add") { service in
                 let found = try client.searchPaths(service, attributes: ItemAttributes.matching(item.primaryKey))
                 if let locked = found.locked.first {
@@ -58,6 +64,8 @@ public final class SecretServiceStore: ItemStore {
         }
     }
 
+    /// One path search per group, then one GetSecrets for every match; in creation order across
+    /// groups (insertion order within one), then cut to `limit`.
     public func items(matching query: ItemQuery, limit: Int?) throws(StorageError) -> [StoredItem] {
         if let limit, limit <= 0 { return [] }
         return try perform("search") { service in
@@ -67,6 +75,7 @@ public final class SecretServiceStore: ItemStore {
         }
     }
 
+    /// Applies `change` under the locks of the query's groups, checked first with ``UpdatePlan``.
     public func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
         try locks.withLocks(query.groups) { () throws(StorageError) -> Int in
             try perform("update") { service in
@@ -81,6 +90,8 @@ public final class SecretServiceStore: ItemStore {
         }
     }
 
+    /// Deletes matches under the locks of the query's groups: item by item, or (per-group layout,
+    /// whole groups) by deleting each group's collection in one call.
     public func delete(matching query: ItemQuery) throws(StorageError) -> Int {
         try locks.withLocks(query.groups) { () throws(StorageError) -> Int in
             try perform("delete") { service in
@@ -419,7 +430,7 @@ public final class SecretServiceStore: ItemStore {
 
     /// Where a new item of `group` goes.
     private func writableCollection(for group: String, _ service: ServiceHandle) throws -> String {
-        guard let master = configuration.layout.masterPassword else { return CollectionDirectory.defaultAlias }
+        guard let master = configuration.layout.masterPassword else { return configuration.layout.sharedCollection }
         guard let path = try resolveCollection(for: group, creatingWith: master, useCache: true, service) else {
             throw GLibFailure(call: "CreateWithMasterPassword", message: "no collection for access group '\(group)'")
         }
@@ -428,7 +439,7 @@ public final class SecretServiceStore: ItemStore {
 
     /// The collection whose lock decides whether `group`'s items can be seen.
     private func relevantCollection(for group: String) -> String {
-        guard configuration.layout.masterPassword != nil else { return CollectionDirectory.defaultAlias }
+        guard configuration.layout.masterPassword != nil else { return configuration.layout.sharedCollection }
         return directory.cachedPath(for: group)
             ?? CollectionDirectory.expectedPath(forLabel: CollectionDirectory.label(for: group))
     }

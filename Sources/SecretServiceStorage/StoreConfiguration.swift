@@ -9,6 +9,7 @@ extension SecretServiceStore {
         /// session connection): an address given here is set before the process's first
         /// connection, and a store for another bus cannot be made afterwards.
         public var busAddress: String?
+        /// Where items live; see ``Layout``.
         public var layout: Layout
         /// Where the per-group lock files live; every process sharing the keyring must use the
         /// same directory. For a private keyring: its state directory (``PrivateKeyring``).
@@ -17,8 +18,10 @@ extension SecretServiceStore {
         public var timeout: Double
         /// The limit for waiting on another holder of a group lock, in seconds.
         public var lockTimeout: Double
+        /// Receives debug messages (reconnects, unlocks, collections made); never secrets.
         public var logger: Logger
 
+        /// A configuration; the defaults suit the user's own keyring on the session bus.
         public init(
             busAddress: String? = nil,
             layout: Layout = .defaultCollection,

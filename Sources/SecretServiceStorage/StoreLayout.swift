@@ -10,11 +10,21 @@ extension SecretServiceStore {
         /// private interface. Deleting a whole group deletes its collection in one call. Only
         /// for a keyring this tool runs itself (see ``PrivateKeyring``).
         case collectionPerGroup(masterPassword: String)
+        /// Every item in gnome-keyring's in-memory `session` collection, which a running daemon
+        /// has unlocked and needs no prompt; nothing survives the daemon. Deletes go item by
+        /// item. For benchmarks and throw-away runs.
+        case sessionCollection
+
+        /// Where new items go when the layout has no per-group collections: the `default`
+        /// alias, or the `session` collection.
+        var sharedCollection: String {
+            self == .sessionCollection ? CollectionDirectory.sessionCollection : CollectionDirectory.defaultAlias
+        }
 
         /// The master password of per-group collections, if any.
         public var masterPassword: String? {
             switch self {
-            case .defaultCollection: nil
+            case .defaultCollection, .sessionCollection: nil
             case .collectionPerGroup(let masterPassword): masterPassword
             }
         }
@@ -24,9 +34,11 @@ extension SecretServiceStore {
             switch self {
             case .defaultCollection: "defaultCollection"
             case .collectionPerGroup: "collectionPerGroup(masterPassword: <redacted>)"
+            case .sessionCollection: "sessionCollection"
             }
         }
 
+        /// The same as ``description``: no password.
         public var debugDescription: String { description }
 
         /// Keeps the password out of `dump` and debugger views.

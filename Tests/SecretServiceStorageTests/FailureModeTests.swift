@@ -139,4 +139,19 @@ struct FailureModeTests {
             #expect(try perGroup.delete(matching: Fixture.all(g1)) == 4)
         }
     }
+
+    @Test("a store for a second bus is refused: a process talks to one session bus")
+    func oneBusPerProcess() throws {
+        _ = try TestKeyring.keyring()
+        let error = #expect(throws: StorageError.self) {
+            try SecretServiceStore(configuration: .init(busAddress: "unix:path=/nonexistent/shared-keychain/bus"))
+        }
+        guard case .unavailable(let message) = error else {
+            Issue.record("expected .unavailable, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("one session bus per process"))
+        // The bus in use is fine.
+        _ = try SecretServiceStore(configuration: .init(busAddress: try TestKeyring.keyring().busAddress))
+    }
 }

@@ -67,4 +67,14 @@ struct InternalsTests {
         dump(layout, to: &dumped)
         #expect(!dumped.contains("hunter2"))
     }
+
+    @Test("a missing program names the Debian package to install")
+    func missingExecutable() {
+        #expect(throws: PrivateKeyringError.missingExecutable(name: "no-such-daemon-sk", debianPackage: "gnome-keyring")) {
+            try ProcessRunner.find("no-such-daemon-sk", debianPackage: "gnome-keyring")
+        }
+        let message = PrivateKeyringError.missingExecutable(name: "gnome-keyring-daemon", debianPackage: "gnome-keyring")
+            .description
+        #expect(message.contains("apt-get install gnome-keyring"))
+    }
 }
