@@ -3,8 +3,9 @@ import OrderedCollections
 import Synchronization
 
 /// Items kept in this process's memory. Thread-safe, with the same semantics as the Secret
-/// Service backend: for fast tests, and to measure the emulator's own overhead.
-public final class InMemoryStore: ItemStore {
+/// Service backend: for fast tests, and to measure the emulator's own overhead. Watchable
+/// (``ItemWatching``): every add, update and delete is reported to the watches of its group.
+public final class InMemoryStore: ItemStore, ItemWatching {
     public let name = "memory"
 
     private struct Key: Hashable {
@@ -14,14 +15,26 @@ public final class InMemoryStore: ItemStore {
 
     /// Per group, items in creation order. A lookup by full primary key is one hash probe.
     private let groups = Mutex<[String: OrderedDictionary<Key, StoredItem>]>([:])
+    /// Published under the `groups` lock, so watches see changes in the order they were made.
+    private let hub = ItemEventHub()
 
     public init() {}
+
+    /// Watches `groups`: events are published as each add, update and delete is made, by any
+    /// thread using this store. The events' time is when the change was made.
+    public func watch(groups watched: [String]) -> ItemWatch {
+        groups.withLock { groups in
+            let count = Set(watched).reduce(0) { $0 + (groups[$1]?.count ?? 0) }
+            return hub.subscribe(groups: watched, initialItemCount: count)
+        }
+    }
 
     public func add(_ item: StoredItem) throws(StorageError) {
         try groups.withLock { (groups) throws(StorageError) in
             let key = Key(account: item.account, service: item.service)
             guard groups[item.group]?[key] == nil else { throw .duplicateItem(item.primaryKey) }
             groups[item.group, default: [:]][key] = item
+            if !hub.isEmpty { hub.publish([ItemEvent(.created, item, at: Date())]) }
         }
     }
 
@@ -49,6 +62,10 @@ public final class InMemoryStore: ItemStore {
             where old.account != new.account || old.service != new.service {
                 groups[new.group, default: [:]][Key(account: new.account, service: new.service)] = new
             }
+            if !hub.isEmpty {
+                let now = Date()
+                hub.publish(plan.replacements.map { ItemEvent(.changed, $0.new, at: now) })
+            }
             return plan.replacements.count
         }
     }
@@ -56,16 +73,25 @@ public final class InMemoryStore: ItemStore {
     public func delete(matching query: ItemQuery) -> Int {
         groups.withLock { groups in
             var deleted = 0
+            // Built only while someone watches.
+            let watched = !hub.isEmpty
+            var gone: [StoredItem] = []
             for group in query.groups {
                 guard let items = groups[group] else { continue }
                 if query.selectsWholeGroups {
                     deleted += items.count
+                    if watched { gone += items.values }
                     groups[group] = nil
                     continue
                 }
                 let kept = items.filter { !query.matches($0.value) }
                 deleted += items.count - kept.count
+                if watched { gone += items.values.filter { query.matches($0) } }
                 groups[group] = kept
+            }
+            if watched {
+                let now = Date()
+                hub.publish(gone.map { ItemEvent(.deleted, $0, at: now) })
             }
             return deleted
         }

@@ -183,6 +183,28 @@ enum Variant {
         return paths
     }
 
+    /// The entries of an `a{ss}` (or a variant boxing one); empty for any other type.
+    static func stringDictionary(of value: OpaquePointer) -> [String: String] {
+        if isType(value, "v") {
+            guard let inner = g_variant_get_variant(value) else { return [:] }
+            defer { g_variant_unref(inner) }
+            return stringDictionary(of: inner)
+        }
+        guard isType(value, "a{ss}") else { return [:] }
+        var entries: [String: String] = [:]
+        let count = g_variant_n_children(value)
+        var index: gsize = 0
+        while index < count {
+            defer { index += 1 }
+            guard let entry = g_variant_get_child_value(value, index) else { continue }
+            defer { g_variant_unref(entry) }
+            if let key = stringChild(entry, at: 0), let text = stringChild(entry, at: 1) {
+                entries[key] = text
+            }
+        }
+        return entries
+    }
+
     /// The first child of a reply tuple, or nil; release it with `g_variant_unref`.
     static func firstChild(_ tuple: OpaquePointer) -> OpaquePointer? {
         guard g_variant_n_children(tuple) > 0 else { return nil }

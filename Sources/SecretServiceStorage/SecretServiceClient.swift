@@ -16,6 +16,8 @@ final class SecretServiceClient: Sendable {
     static let servicePath = "/org/freedesktop/secrets"
     static let gnomeKeyringInterface = "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface"
     static let collectionInterface = "org.freedesktop.Secret.Collection"
+    static let itemInterface = "org.freedesktop.Secret.Item"
+    static let serviceInterface = "org.freedesktop.Secret.Service"
 
     let timeout: Double
     private let logger: Logger
@@ -157,6 +159,24 @@ final class SecretServiceClient: Sendable {
         _ = try CallDeadline.run(seconds: timeout, call: "Item.Delete") { cancellable, error in
             secret_service_delete_item_dbus_path_sync(service.service, path, cancellable, &error)
         }
+    }
+
+    /// An item's attributes (`org.freedesktop.Secret.Item.Attributes`), or nil when the item is
+    /// gone. Readable without the secret: watches use it to name items they are told about.
+    func itemAttributes(_ service: ServiceHandle, path: String) throws(GLibFailure) -> [String: String]? {
+        let reply: OpaquePointer
+        do {
+            reply = try call(
+                service, path: path, interface: "org.freedesktop.DBus.Properties", method: "Get",
+                parameters: Variant.tuple([Variant.string(Self.itemInterface), Variant.string("Attributes")]),
+                replyType: "(v)")
+        } catch where error.kind == .noSuchObject || error.remoteName == "org.freedesktop.DBus.Error.InvalidArgs" {
+            return nil
+        }
+        defer { g_variant_unref(reply) }
+        guard let value = Variant.firstChild(reply) else { return nil }
+        defer { g_variant_unref(value) }
+        return Variant.stringDictionary(of: value)
     }
 
     /// `Lock` on collections or items.

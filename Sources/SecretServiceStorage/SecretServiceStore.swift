@@ -23,13 +23,14 @@ import Logging
 ///   A call that timed out may still complete in the daemon later.
 /// - When the daemon restarted (stale session), the store reconnects and retries once.
 /// - Thread-safe: one store may serve many threads.
+/// - Watchable: ``watch(groups:)`` reports changes made by any process, from the daemon's signals.
 public final class SecretServiceStore: ItemStore {
     /// `secret-service`.
     public let name = "secret-service"
     /// How this store reaches its Secret Service.
     public let configuration: Configuration
 
-    private let client: SecretServiceClient
+    let client: SecretServiceClient
     private let directory = CollectionDirectory()
     private let locks: GroupLocks
     private var logger: Logger { configuration.logger }
@@ -150,7 +151,7 @@ public final class SecretServiceStore: ItemStore {
 
     /// Runs `body` with the connected service: reconnects and retries once when the daemon
     /// restarted or vanished, re-runs after an unlock, and maps every failure to a StorageError.
-    private func perform<T>(_ operation: String, _ body: (ServiceHandle) throws -> T) throws(StorageError) -> T {
+    func perform<T>(_ operation: String, _ body: (ServiceHandle) throws -> T) throws(StorageError) -> T {
         var service: ServiceHandle?
         var reconnected = false
         var reruns = 0
@@ -213,7 +214,7 @@ public final class SecretServiceStore: ItemStore {
     // MARK: Reading
 
     /// One found item with where it lives.
-    private struct Fetched {
+    struct Fetched {
         let path: String
         let envelope: ItemEnvelope
     }
@@ -221,7 +222,7 @@ public final class SecretServiceStore: ItemStore {
     /// Every item matching `query`: one path search per group, then ONE GetSecrets. Ordered like
     /// InMemoryStore: each group in insertion order, groups in query order, and across several
     /// groups by creation date (a stable sort keeps the rest).
-    private func fetch(_ query: ItemQuery, _ service: ServiceHandle) throws -> [Fetched] {
+    func fetch(_ query: ItemQuery, _ service: ServiceHandle) throws -> [Fetched] {
         let groups = Self.unique(query.groups)
         var pathsByGroup: [[String]] = []
         for group in groups {
@@ -397,7 +398,13 @@ public final class SecretServiceStore: ItemStore {
         let found = try client.searchPaths(
             service, attributes: ItemAttributes.matching(ItemQuery(groups: [group]), in: group))
         let paths = found.unlocked + found.locked
-        guard !paths.isEmpty else { return 0 }
+        guard !paths.isEmpty else {
+            // A locked collection hides its items from searches (as after a daemon restart):
+            // nothing found must not mean nothing deleted.
+            let collection = relevantCollection(for: group)
+            if try isLocked(collection, service) { try handleLocked(collection, service) }
+            return 0
+        }
         let collection = try resolveCollection(for: group, creatingWith: nil, useCache: true, service)
         if let collection {
             do {
@@ -503,7 +510,7 @@ public final class SecretServiceStore: ItemStore {
         throw RetryOperation()
     }
 
-    private static func unique(_ groups: [String]) -> [String] {
+    static func unique(_ groups: [String]) -> [String] {
         var seen = Set<String>()
         return groups.filter { seen.insert($0).inserted }
     }

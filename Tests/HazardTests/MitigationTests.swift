@@ -127,4 +127,32 @@ struct MitigationTests {
         let error = #expect(throws: SnapshotError.self) { try GroupSnapshot.read(from: file) }
         #expect(error?.message.contains("format 9") == true)
     }
+
+    @Test("an app under guarded delete still watches its group: a privileged wipe shows up at once", arguments: Backend.all)
+    func watchThroughMitigations(_ backend: Backend) async throws {
+        let store = try backend.makeStore()
+        let group = "\(Self.team).\(UUID().uuidString.prefix(8)).adalcache"
+        let policy = MitigationPolicy(groups: [group: .all(privileged: ["com.microsoft.azureauthenticator"])])
+        let identity = { (bundleID: String) in
+            try AppIdentity(bundleID: bundleID, teamID: TeamIdentifier(Self.team), keychainAccessGroups: [AccessGroup(group)])
+        }
+        let mail = Keychain(app: try identity("com.contoso.mail"), store: MitigatedStore(base: store, app: "com.contoso.mail", policy: policy))
+        let authenticator = Keychain(
+            app: try identity("com.microsoft.azureauthenticator"),
+            store: MitigatedStore(base: store, app: "com.microsoft.azureauthenticator", policy: policy))
+        try mail.add(NewItem(account: "alice", service: "refreshtoken-client--", data: Data("rt".utf8)))
+        let watch = try mail.watch(group: group)
+        defer { watch.cancel() }
+        #expect(try authenticator.delete(.all(in: group)) == 1)
+        let deadline = DispatchWorkItem { watch.cancel() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: deadline)
+        defer { deadline.cancel() }
+        var seen: ItemEvent?
+        for await event in watch.events where event.kind == .deleted {
+            seen = event
+            break
+        }
+        #expect(seen?.account == "alice")
+        #expect(seen?.creator == "com.contoso.mail")
+    }
 }

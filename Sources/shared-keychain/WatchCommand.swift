@@ -1,0 +1,164 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import SharedKeychain
+
+struct WatchCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print the items of an access group as they are created, changed and deleted; never their data.",
+        discussion: """
+            Subscribes to the Secret Service and prints one line per event as any app
+            (any process sharing the keyring) makes it: the time it was seen (ISO 8601,
+            UTC, with milliseconds), created/changed/deleted, the access group, the
+            account, the service and the bundle ID of the app that created the item.
+            With --json each event is one JSON object per line (NDJSON) with the keys
+            time, kind, group, account, service and creator. The item's data is never
+            read into an event, so it is never shown. The creator is the app that
+            created the item, not the one that changed or deleted it: the Secret Service
+            does not say who did (a token wipe also writes a wipe record naming the
+            app, which shows as created).
+
+            Watching needs the entitlement reading needs: a group the app is not
+            entitled to is errSecMissingEntitlement (-34018, exit 13). Without --group
+            every group the app may use is watched. A wiped group is reported item by
+            item, each as deleted.
+
+            Once subscribed it writes one line to standard error, such as `watching
+            ABCDE12345.com.microsoft.adalcache (3 items); Ctrl-C to stop`: scripts wait
+            for that line before acting. It runs until --count events were printed,
+            --for seconds passed, or SIGINT/SIGTERM (exit status 0 in every case).
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+
+    @Option(help: ArgumentHelp("Only this access group. Default: all the app's groups.", valueName: "group"))
+    var group: String?
+
+    @Option(help: ArgumentHelp("Exit after printing this many events.", valueName: "n"))
+    var count: Int?
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("Exit after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    func validate() throws {
+        if let count, count <= 0 { throw ValidationError("--count must be a positive number of events") }
+        if let duration, !(duration > 0 && duration.isFinite) {
+            throw ValidationError("--for must be a positive number of seconds")
+        }
+    }
+
+    func execute() throws {
+        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let watch = try keychain.watch(group: group)
+        defer { watch.cancel() }
+
+        // SIGINT and SIGTERM stop the watch; the events seen so far are printed, then exit 0.
+        let signals = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { watch.cancel() }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        if let duration {
+            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { watch.cancel() }
+        }
+
+        Output.standardError.write(readyLine(watch) + "\n")
+        let printer = EventPrinter(json: global.json)
+        let finished = DispatchSemaphore(value: 0)
+        Task { [count] in
+            var printed = 0
+            for await event in watch.events {
+                // A reader that went away (`| head -1`) ends the watch.
+                guard printer.print(event) else { break }
+                printed += 1
+                if let count, printed >= count { break }
+            }
+            finished.signal()
+        }
+        finished.wait()
+    }
+
+    /// `watching G (3 items); stops after 5 events; Ctrl-C to stop`, on standard error.
+    private func readyLine(_ watch: ItemWatch) -> String {
+        let items = watch.initialItemCount
+        var line = "watching \(watch.groups.joined(separator: ", ")) (\(items) item\(items == 1 ? "" : "s"))"
+        var limits: [String] = []
+        if let count { limits.append("\(count) event\(count == 1 ? "" : "s")") }
+        if let duration { limits.append("\(duration.formatted()) s") }
+        if !limits.isEmpty { line += "; stops after \(limits.joined(separator: " or "))" }
+        return line + "; Ctrl-C to stop"
+    }
+}
+
+/// Writes events as text lines or NDJSON, one line each, unbuffered so a reader sees every
+/// event as it happens.
+private struct EventPrinter: Sendable {
+    let json: Bool
+
+    private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// Writes one line; false when standard output is gone.
+    func print(_ event: ItemEvent) -> Bool {
+        let time = event.time.formatted(Self.timeFormat)
+        let line: String
+        if json {
+            line = Self.encode(EventJSON(event, time: time))
+        } else {
+            line = [time, event.kind.rawValue, event.group, event.account, event.service, event.creator ?? "-"]
+                .joined(separator: "  ")
+        }
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private static func encode(_ value: EventJSON) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain strings cannot fail; an empty object would show if it did.
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// One event in `--json` output; `creator` is null when unknown, never absent.
+private struct EventJSON: Encodable {
+    let time: String
+    let kind: String
+    let group: String
+    let account: String
+    let service: String
+    let creator: String?
+
+    init(_ event: ItemEvent, time: String) {
+        self.time = time
+        kind = event.kind.rawValue
+        group = event.group
+        account = event.account
+        service = event.service
+        creator = event.creator
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case time, kind, group, account, service, creator
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(time, forKey: .time)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(group, forKey: .group)
+        try container.encode(account, forKey: .account)
+        try container.encode(service, forKey: .service)
+        try container.encode(creator, forKey: .creator)
+    }
+}
