@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SharedKeychain", targets: ["SharedKeychain"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
         .library(name: "LoadGeneration", targets: ["LoadGeneration"]),
+        .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "KeychainStorage", targets: ["KeychainStorage"]),
         .library(name: "SecretServiceStorage", targets: ["SecretServiceStorage"]),
         .executable(name: "shared-keychain", targets: ["shared-keychain"]),
@@ -64,13 +65,22 @@ let package = Package(
         // Layer 4: load generation across simulated apps, in threads or processes.
         .target(
             name: "LoadGeneration",
-            dependencies: ["SharedKeychain", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            dependencies: ["SharedKeychain", "TokenCache", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: strict
         ),
         // Layer 4: hazard scenarios and opt-in mitigations (audit, guarded delete, snapshots).
         .target(
             name: "Hazards",
             dependencies: ["SharedKeychain", "TokenCache"],
+            swiftSettings: strict
+        ),
+        // Layer 4: scenario files of steps for a suite's apps, run in processes or in process.
+        .target(
+            name: "Scenarios",
+            dependencies: [
+                "SharedKeychain", "TokenCache", "SuiteManifest", "Hazards", "LoadGeneration",
+                .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: strict
         ),
         // The CLI: parses arguments and prints; the logic lives in the libraries.
@@ -84,6 +94,7 @@ let package = Package(
                 "SuiteManifest",
                 "LoadGeneration",
                 "Hazards",
+                "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -126,6 +137,11 @@ let package = Package(
         .testTarget(
             name: "HazardTests",
             dependencies: ["Hazards", "SharedKeychain", "TokenCache", "KeychainTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "ScenarioTests",
+            dependencies: ["Scenarios", "SharedKeychain", "KeychainStorage", "KeychainTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

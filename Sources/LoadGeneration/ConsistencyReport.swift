@@ -19,6 +19,8 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
     public var unacknowledgedWrites = 0
     /// Items in the group that no simulated app could have written.
     public var foreignItems = 0
+    /// Token cache items the apps' `acquire` operations wrote (not checked here).
+    public var tokenCacheItems = 0
 
     public var isConsistent: Bool { lostUpdates == 0 && resurrectedItems == 0 && foreignItems == 0 }
 
@@ -26,7 +28,12 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
 
     public init(journals: [Int: [JournalEntry]], finalItems: [KeychainItem], configuration: LoadConfiguration) {
         var present: [Int: [Int: Int]] = [:]
+        let acquires = configuration.mix.percentages[.acquire] != nil
         for item in finalItems {
+            if acquires, item.service != LoadConfiguration.service {
+                tokenCacheItems += 1
+                continue
+            }
             guard item.service == LoadConfiguration.service, let value = ItemValue(decoding: item.data),
                   item.account == LoadConfiguration.account(app: value.app, key: value.key)
             else {
@@ -35,7 +42,7 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
             }
             present[value.app, default: [:]][value.key] = value.version
         }
-        itemsPresent = finalItems.count - foreignItems
+        itemsPresent = finalItems.count - foreignItems - tokenCacheItems
         let wipes = journals.values.flatMap { $0.filter { $0.kind == .wipe } }
         for app in 0..<configuration.apps {
             var last: [Int: JournalEntry] = [:]

@@ -1,5 +1,6 @@
 import Foundation
 import SharedKeychain
+import TokenCache
 
 /// One load run: how many simulated apps, what they do, and for how long.
 public struct LoadConfiguration: Sendable, Codable, Hashable {
@@ -57,6 +58,12 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
     }
 
     static let service = "load"
+
+    /// The MSAL configuration every simulated app uses: one client ID, one family, as a suite's.
+    static let tokenConfiguration = TokenCacheConfiguration(clientID: "10ad7e57-0000-4000-8000-00000000a001", familyID: "1")
+
+    /// The user app `index` signs in for `acquire`.
+    static func user(app: Int) -> String { "user\(app)@loadtest.example" }
 
     static func account(app: Int, key: Int) -> String { "a\(app)-k\(key)" }
 }

@@ -12,6 +12,9 @@ public enum LoadOperation: String, CaseIterable, Codable, CodingKeyRepresentable
     case list
     /// Delete the whole shared group: the hazard, as one call.
     case wipe
+    /// Get an access token for the app's user from the MSAL cache in the group (refreshing an
+    /// expired one); when a wipe took it, an emulated interactive sign-in, as an app does.
+    case acquire
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0

@@ -1,5 +1,6 @@
 import Foundation
 import SharedKeychain
+import TokenCache
 
 /// One simulated app: draws operations from the mix and runs them against its own view of
 /// the keychain, timing each call and journaling every acknowledged change.
@@ -7,11 +8,15 @@ public struct LoadWorker: Sendable {
     public let app: Int
     public let configuration: LoadConfiguration
     public let keychain: Keychain
+    /// The app's MSAL cache in the shared group, for `acquire`.
+    public let tokens: TokenCache
 
     public init(app: Int, configuration: LoadConfiguration, store: any ItemStore) throws {
         self.app = app
         self.configuration = configuration
-        self.keychain = Keychain(app: try configuration.identity(ofApp: app), store: store)
+        let keychain = Keychain(app: try configuration.identity(ofApp: app), store: store)
+        self.keychain = keychain
+        tokens = try TokenCache(keychain: keychain, configuration: LoadConfiguration.tokenConfiguration)
     }
 
     /// Runs the warm-up and the measured phase from now; `progress` counts every finished call.
@@ -39,7 +44,7 @@ public struct LoadWorker: Sendable {
                 result.record(operation, nanoseconds: callEnd - callStart, start: callStart, end: callEnd)
                 switch outcome {
                 case .done: break
-                case .expected(let status): result.expectedOutcomes[operation, default: [:]][status.name, default: 0] += 1
+                case .expected(let name): result.expectedOutcomes[operation, default: [:]][name, default: 0] += 1
                 case .failed(let status): result.errors[operation, default: [:]][status.name, default: 0] += 1
                 }
             }
@@ -53,7 +58,8 @@ public struct LoadWorker: Sendable {
 
     private enum Outcome {
         case done(JournalEntry.Kind?, key: Int, version: Int)
-        case expected(KeychainStatus)
+        /// A normal outcome that is not plain success, by name (`errSecItemNotFound`).
+        case expected(String)
         case failed(KeychainStatus)
 
         func journal(start: UInt64, end: UInt64) -> JournalEntry? {
@@ -96,9 +102,25 @@ public struct LoadWorker: Sendable {
             case .wipe:
                 do { try keychain.delete(.all(in: group)) } catch .itemNotFound {}
                 return .done(.wipe, key: 0, version: 0)
+            case .acquire:
+                return try acquire()
             }
         } catch .itemNotFound {
-            return .expected(.itemNotFound)
+            return .expected(KeychainStatus.itemNotFound.name)
+        } catch {
+            return .failed(error.status)
+        }
+    }
+
+    /// Silent first; after a wipe, a sign-in (counted as an expected `interaction_required`).
+    private func acquire() throws(KeychainError) -> Outcome {
+        let user = LoadConfiguration.user(app: app)
+        do {
+            _ = try tokens.acquireTokenSilent(account: user, scopes: TokenCache.defaultScopes)
+            return .done
+        } catch .interactionRequired, .accountNotFound {
+            do { _ = try tokens.signIn(username: user) } catch { return .failed(error.status) }
+            return .expected("interaction_required")
         } catch {
             return .failed(error.status)
         }

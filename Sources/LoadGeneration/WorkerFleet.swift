@@ -49,100 +49,54 @@ public struct WorkerFleet: Sendable {
 /// One worker process and what it has said so far.
 private final class LaunchedWorker: Sendable {
     let app: Int
-    private let process: Process
-    private let input: FileHandle
-    private let state = Mutex(State())
-    private let exited = DispatchSemaphore(value: 0)
+    private let process: LineProcess
+    private let state = Shared()
     private let readyOrGone = DispatchSemaphore(value: 0)
-    private let errorFile: URL
 
-    private struct State {
-        var progress = 0
-        var ready = false
-        var buffer = Data()
+    /// What the reader thread learns, shared with it (a class: the callbacks outlive init).
+    private final class Shared: Sendable {
+        struct State {
+            var progress = 0
+            var ready = false
+        }
+        let lock = Mutex(State())
     }
 
     init(app: Int, executable: URL, arguments: [String]) throws {
         self.app = app
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("sk-load-err-\(UUID().uuidString.prefix(8))")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = try FileHandle(forWritingTo: errorFile)
-        self.process = process
-        input = stdin.fileHandleForWriting
-        let exited = exited
+        let state = state
         let readyOrGone = readyOrGone
-        process.terminationHandler = { _ in
-            exited.signal()
-            readyOrGone.signal()
-        }
-        try process.run()
-        let reader = stdout.fileHandleForReading
-        let thread = Thread { [self] in
-            while true {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                self.consume(chunk)
-            }
-        }
-        thread.start()
-    }
-
-    private func consume(_ chunk: Data) {
-        let becameReady = state.withLock { state -> Bool in
-            state.buffer.append(chunk)
-            var becameReady = false
-            while let newline = state.buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: state.buffer[state.buffer.startIndex..<newline], as: UTF8.self)
-                state.buffer.removeSubrange(state.buffer.startIndex...newline)
+        process = try LineProcess(
+            executable: executable, arguments: arguments,
+            onLine: { line in
                 switch WorkerProtocol.Message(line) {
                 case .ready:
-                    state.ready = true
-                    becameReady = true
+                    state.lock.withLock { $0.ready = true }
+                    readyOrGone.signal()
                 case .progress(let count):
-                    state.progress = count
+                    state.lock.withLock { $0.progress = count }
                 case nil:
                     break
                 }
-            }
-            return becameReady
-        }
-        if becameReady { readyOrGone.signal() }
+            },
+            onClose: { readyOrGone.signal() })
     }
 
     func waitUntilReady() throws {
         readyOrGone.wait()
-        guard state.withLock({ $0.ready }) else {
+        guard state.lock.withLock({ $0.ready }) else {
             throw LoadError.workerFailed(app: app, reason: "exited before it was ready: \(errorOutput)")
         }
     }
 
-    func go() {
-        input.write(Data((WorkerProtocol.go + "\n").utf8))
-    }
+    func go() { process.send(WorkerProtocol.go) }
 
     /// True once the process has exited; waits at most `milliseconds`.
-    func waitForExit(milliseconds: Int) -> Bool {
-        guard exited.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return false }
-        exited.signal()
-        return true
-    }
+    func waitForExit(milliseconds: Int) -> Bool { process.waitForExit(milliseconds: milliseconds) }
 
-    var progress: Int { state.withLock { $0.progress } }
-    var exitStatus: Int32 { process.isRunning ? -1 : process.terminationStatus }
-    var errorOutput: String {
-        let text = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    var progress: Int { state.lock.withLock { $0.progress } }
+    var exitStatus: Int32 { process.exitStatus }
+    var errorOutput: String { process.errorOutput }
 
-    func terminate() {
-        if process.isRunning { process.terminate() }
-        try? FileManager.default.removeItem(at: errorFile)
-    }
+    func terminate() { process.terminate() }
 }

@@ -29,7 +29,10 @@ struct LoadReportText {
         let consistency = report.consistency
         text += "consistency: \(consistency.keysChecked) keys checked, \(consistency.itemsPresent) present, "
             + "\(consistency.lostUpdates) lost updates, \(consistency.resurrectedItems) resurrected, "
-            + "\(consistency.unacknowledgedWrites) unacknowledged writes landed -> \(report.passed ? "PASS" : "FAIL")\n\n"
+            + "\(consistency.unacknowledgedWrites) unacknowledged writes landed"
+            + (consistency.foreignItems > 0 ? ", \(consistency.foreignItems) foreign items" : "")
+            + (consistency.tokenCacheItems > 0 ? " (and \(consistency.tokenCacheItems) token cache items)" : "")
+            + " -> \(report.passed ? "PASS" : "FAIL")\n\n"
         return text
     }
 

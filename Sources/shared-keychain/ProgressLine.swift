@@ -28,19 +28,19 @@ final class ProgressLine: Sendable {
         let rate = elapsed > 0 ? Int(Double(calls) / elapsed) : 0
         let line = "load \(label): \(done), \(calls) calls, \(rate)/s"
         if isTerminal {
-            FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+            Output.standardError.write("\r\u{1B}[K\(line)")
         } else {
             let due = lastLine.withLock { last -> Bool in
                 guard Date().timeIntervalSince(last) >= 1 else { return false }
                 last = Date()
                 return true
             }
-            if due { FileHandle.standardError.write(Data("\(line)\n".utf8)) }
+            if due { Output.standardError.write("\(line)\n") }
         }
     }
 
     func finish() {
-        if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
+        if isTerminal { Output.standardError.write("\n") }
     }
 }
 

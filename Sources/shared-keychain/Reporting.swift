@@ -79,8 +79,9 @@ private struct ErrorBody: Encodable {
 enum Output {
     struct Stream: Sendable {
         let handle: FileHandle
-        func write(_ text: String) { handle.write(Data(text.utf8)) }
-        func write(_ data: Data) { handle.write(data) }
+        func write(_ text: String) { write(Data(text.utf8)) }
+        /// A reader that went away (`| head`) ends the output, not the process.
+        func write(_ data: Data) { try? handle.write(contentsOf: data) }
     }
 
     static let standardOutput = Stream(handle: .standardOutput)

@@ -104,6 +104,22 @@ struct ThreadedLoadTests {
         #expect(report.backend == (storeName == "memory" ? "memory" : "secret-service"))
     }
 
+    @Test(arguments: stores)
+    func tokenAcquiresSignInAgainAfterWipes(_ storeName: String) throws {
+        let configuration = LoadConfiguration(
+            apps: 3, mix: try OperationMix(parsing: "acquire=50,write=30,wipe=20"), itemsPerApp: 5, valueSize: 64,
+            operations: storeName == "memory" ? 300 : 40, warmup: 0, seed: 11, team: "LOADTST\(Int.random(in: 100...999))")
+        let report = try LoadRunner(configuration: configuration, store: store(storeName)).runInThreads()
+        #expect(report.unexpectedErrors == 0, "\(report.errorsByStatus)")
+        #expect(report.consistency.isConsistent, "\(report.consistency)")
+        let acquire = try #require(report.operations.first { $0.operation == .acquire })
+        // Every app signs in at its first acquire, and again after wipes took its tokens.
+        let signIns = acquire.expectedOutcomes["interaction_required"] ?? 0
+        #expect(signIns >= 3)
+        #expect(signIns < acquire.count)
+        #expect(report.consistency.foreignItems == 0)
+    }
+
     @Test func writesOnlyRunKeepsEveryLastVersion() throws {
         let configuration = LoadConfiguration(apps: 4, mix: try OperationMix(parsing: "write=100"), itemsPerApp: 5, valueSize: 64,
                                               operations: 200, warmup: 0, team: "LOADTST001")

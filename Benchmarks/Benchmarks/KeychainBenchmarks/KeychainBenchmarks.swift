@@ -153,30 +153,29 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    // MARK: 4. Token cache, the group holding ~100 items
+    // MARK: 4. Token cache: silent acquire in a group of ~100 items; account listing with 10
+    // and with 1,000 items in the group
 
     for backend in [Backend.memory, .session, .persistent] {
-        let tokenSetup: () async throws -> TokenFixture = { try TokenFixture(backend) }
+        let tokenConfiguration = backend == .memory
+            ? configuration(iterations: 2000, seconds: 2)
+            : configuration(iterations: 30, seconds: 5, warmup: 2)
         Benchmark(
-            "\(backend.rawValue) token silent acquire",
-            configuration: backend == .memory
-                ? configuration(iterations: 2000, seconds: 2)
-                : configuration(iterations: 30, seconds: 5, warmup: 2),
+            "\(backend.rawValue) token silent acquire", configuration: tokenConfiguration,
             closure: { (benchmark, fixture: TokenFixture) throws in
                 let result = try fixture.cache.acquireTokenSilent(account: fixture.username, scopes: TokenCache.defaultScopes)
                 guard result.source == .cache else { throw BenchError("silent acquire came from \(result.source), not the cache") }
             },
-            setup: tokenSetup, teardown: teardown(backend))
-        Benchmark(
-            "\(backend.rawValue) token accounts",
-            configuration: backend == .memory
-                ? configuration(iterations: 2000, seconds: 2)
-                : configuration(iterations: 30, seconds: 5, warmup: 2),
-            closure: { (benchmark, fixture: TokenFixture) throws in
-                let accounts = try fixture.cache.accounts()
-                guard accounts.count == fixture.users else { throw BenchError("\(accounts.count) accounts, expected \(fixture.users)") }
-            },
-            setup: tokenSetup, teardown: teardown(backend))
+            setup: { try TokenFixture(backend, items: smoke ? 20 : 100) }, teardown: teardown(backend))
+        for items in [10, smoke ? 100 : 1000] {
+            Benchmark(
+                "\(backend.rawValue) token accounts \(items)", configuration: tokenConfiguration,
+                closure: { (benchmark, fixture: TokenFixture) throws in
+                    let accounts = try fixture.cache.accounts()
+                    guard accounts.count == fixture.users else { throw BenchError("\(accounts.count) accounts, expected \(fixture.users)") }
+                },
+                setup: { try TokenFixture(backend, items: items) }, teardown: teardown(backend))
+        }
     }
 
     // MARK: 5. Concurrent apps: read=60, write=30, list=10, a fixed operation count per run
@@ -254,13 +253,14 @@ final class OthersFixture: @unchecked Sendable {
     }
 }
 
-/// A shared MSAL cache of signed-in users, padded by sign-ins until the group holds ~100 items.
+/// A shared MSAL cache of signed-in users, padded by sign-ins until the group holds at least
+/// `items` items (a sign-in writes 6, the first one 7).
 final class TokenFixture: @unchecked Sendable {
     let cache: TokenCache
     let username = "user0@contoso.com"
     let users: Int
 
-    init(_ backend: Backend) throws {
+    init(_ backend: Backend, items: Int) throws {
         let team = try TeamIdentifier(Names.team)
         let app = try AppIdentity(
             bundleID: "com.contoso.mail", teamID: team,
@@ -270,7 +270,7 @@ final class TokenFixture: @unchecked Sendable {
             keychain: keychain,
             configuration: TokenCacheConfiguration(clientID: "d3590ed6-52b3-4102-aeff-aad2292ab01c", familyID: "1"))
         var users = 0
-        while try keychain.copyAll(.all(in: cache.accessGroup)).count < (smoke ? 20 : 100) {
+        while try keychain.copyAll(.all(in: cache.accessGroup)).count < items {
             _ = try cache.signIn(username: "user\(users)@contoso.com", tenant: "contoso.com")
             users += 1
         }

@@ -1,0 +1,134 @@
+import Foundation
+import LoadGeneration
+import Synchronization
+
+/// A simulated app in a process of its own (the tool run as `scenario-worker`), so its calls
+/// contend with the other apps' for the keyring as real apps' do. Requests go out as
+/// ``WorkerMessage`` lines; the answers come back by id.
+final class ProcessScenarioApp: ScenarioApp {
+    let bundleID: String
+    private let state = Shared()
+    private let process: LineProcess
+
+    /// What the reader thread fills in (a class: the callbacks outlive init).
+    private final class Shared: Sendable {
+        struct State {
+            var nextID = 0
+            var waiting: [Int: DispatchSemaphore] = [:]
+            var outcomes: [Int: OperationOutcome] = [:]
+            var jobs: [String: @Sendable (OperationOutcome) -> Void] = [:]
+            var ready: Bool?
+            var startupFailure: String?
+            var closed = false
+        }
+        let lock = Mutex(State())
+        let started = DispatchSemaphore(value: 0)
+
+        func receive(_ line: String) {
+            guard let message = WorkerMessage(line: line) else { return }
+            switch message {
+            case .ready:
+                lock.withLock { $0.ready = true }
+                started.signal()
+            case .failed(let reason):
+                lock.withLock {
+                    $0.ready = false
+                    $0.startupFailure = reason
+                }
+                started.signal()
+            case .result(let id, let outcome):
+                lock.withLock { state in
+                    state.outcomes[id] = outcome
+                    return state.waiting.removeValue(forKey: id)
+                }?.signal()
+            case .done(let id):
+                lock.withLock { $0.waiting.removeValue(forKey: id) }?.signal()
+            case .jobRun(let job, let outcome):
+                lock.withLock { $0.jobs[job] }?(outcome)
+            case .perform, .start, .stop, .advanceClock:
+                break
+            }
+        }
+
+        /// The process went away: wake everyone who waits on it.
+        func close() {
+            let waiting = lock.withLock { state in
+                state.closed = true
+                defer { state.waiting.removeAll() }
+                return Array(state.waiting.values)
+            }
+            waiting.forEach { $0.signal() }
+            started.signal()
+        }
+    }
+
+    /// Starts the app's process and waits until it is ready.
+    /// - Throws: ``ScenarioError/appFailed(app:reason:)`` when it cannot start or says why not.
+    init(bundleID: String, executable: URL, arguments: [String], startTimeout: Double = 60) throws(ScenarioError) {
+        self.bundleID = bundleID
+        let state = state
+        do {
+            process = try LineProcess(
+                executable: executable, arguments: arguments, onLine: state.receive, onClose: state.close)
+        } catch {
+            throw .appFailed(app: bundleID, reason: "cannot start \(executable.path): \(error.localizedDescription)")
+        }
+        guard state.started.wait(timeout: .now() + startTimeout) == .success else {
+            process.terminate()
+            throw .appFailed(app: bundleID, reason: "not ready after \(Int(startTimeout)) s")
+        }
+        let (ready, failure) = state.lock.withLock { ($0.ready, $0.startupFailure) }
+        guard ready == true else {
+            let reason = failure ?? "exited before it was ready: \(process.errorOutput)"
+            process.terminate()
+            throw .appFailed(app: bundleID, reason: reason)
+        }
+    }
+
+    func perform(_ operation: ScenarioOperation) -> OperationOutcome {
+        let started = Date()
+        let id = request { .perform(id: $0, operation: operation) }
+        return state.lock.withLock { $0.outcomes.removeValue(forKey: id) }
+            ?? OperationOutcome(started: started, seconds: 0, status: .io, message: "the app's process exited: \(process.errorOutput)")
+    }
+
+    func start(_ job: BackgroundJob, onRun: @escaping @Sendable (OperationOutcome) -> Void) {
+        state.lock.withLock { $0.jobs[job.name] = onRun }
+        process.send(WorkerMessage.start(job: job).line)
+    }
+
+    func stop(job name: String) {
+        _ = request { .stop(id: $0, job: name) }
+        state.lock.withLock { _ = $0.jobs.removeValue(forKey: name) }
+    }
+
+    func advanceClock(by seconds: Double) {
+        _ = request { .advanceClock(id: $0, seconds: seconds) }
+    }
+
+    func close() {
+        process.closeInput()
+        if !process.waitForExit(milliseconds: 10_000) { process.terminate() }
+        process.terminate()
+    }
+
+    /// Sends the message made with a fresh id and waits for its answer (or the process's end).
+    private func request(_ message: (Int) -> WorkerMessage) -> Int {
+        let semaphore = DispatchSemaphore(value: 0)
+        let (id, closed) = state.lock.withLock { state in
+            state.nextID += 1
+            if !state.closed { state.waiting[state.nextID] = semaphore }
+            return (state.nextID, state.closed)
+        }
+        guard !closed else { return id }
+        process.send(message(id).line)
+        semaphore.wait()
+        return id
+    }
+
+    /// Whether the process is gone.
+    var isClosed: Bool { state.lock.withLock { $0.closed } }
+
+    /// What the process wrote to standard error.
+    var errorOutput: String { process.errorOutput }
+}

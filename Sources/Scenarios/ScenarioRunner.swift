@@ -1,0 +1,229 @@
+import Foundation
+import KeychainStorage
+import Synchronization
+
+/// Runs a scenario: starts its apps (in this process or each in its own), performs the steps in
+/// order, runs `concurrent` operations at once and background jobs alongside, and judges every
+/// `expect`. A failed operation is an outcome, not an error: only the apps themselves failing
+/// stops a run.
+public struct ScenarioRunner: Sendable {
+    public let scenario: Scenario
+    /// The shared storage: the apps' store in process, and the one their processes open.
+    public let store: any ItemStore
+
+    /// - Parameters: the scenario and the store its apps share.
+    public init(scenario: Scenario, store: any ItemStore) {
+        self.scenario = scenario
+        self.store = store
+    }
+
+    /// Empties every group the scenario's apps can reach (and the audit journals of its
+    /// policy); returns how many items were deleted.
+    public func emptyGroups() throws(ScenarioError) -> Int {
+        let groups = try scenario.groups()
+        do { return try store.delete(matching: ItemQuery(groups: groups)) } catch {
+            throw .appFailed(app: "runner", reason: "cannot empty the scenario's groups: \(error.description)")
+        }
+    }
+
+    /// Runs every step.
+    /// - Parameter onEvent: called with each timeline event as it happens, from any thread.
+    /// - Throws: ``ScenarioError/appFailed(app:reason:)`` when an app cannot start or its
+    ///   process goes away.
+    public func run(
+        launcher: AppLauncher, onEvent: @escaping @Sendable (TimelineEvent) -> Void = { _ in }
+    ) throws(ScenarioError) -> ScenarioReport {
+        let apps = try launch(launcher)
+        defer { apps.values.forEach { $0.close() } }
+        let run = Run(scenario: scenario, apps: apps, onEvent: onEvent)
+        try run.perform()
+        return ScenarioReport(
+            name: scenario.name, summary: scenario.summary, file: scenario.file.path,
+            mode: launcher.mode, store: store.name, apps: scenario.apps.map(\.bundleID), started: run.started,
+            seconds: Date().timeIntervalSince(run.started), timeline: run.timeline, jobs: run.jobs.summaries(),
+            verdicts: run.verdicts)
+    }
+
+    /// The scenario's apps, by lowercased bundle ID; processes start at once.
+    private func launch(_ launcher: AppLauncher) throws(ScenarioError) -> [String: any ScenarioApp] {
+        let suiteApps = scenario.apps
+        let launched = Mutex<[String: Result<any ScenarioApp, ScenarioError>]>([:])
+        let store = store
+        let policy = scenario.policy
+        onThreads(suiteApps.count) { index in
+            let app = suiteApps[index]
+            let result: Result<any ScenarioApp, ScenarioError>
+            do throws(ScenarioError) {
+                switch launcher {
+                case .inProcess:
+                    result = .success(try LocalScenarioApp(app: app, store: store, policy: policy))
+                case .processes(let executable, let arguments):
+                    result = .success(try ProcessScenarioApp(
+                        bundleID: app.bundleID, executable: executable, arguments: arguments(app.bundleID)))
+                }
+            } catch {
+                result = .failure(error)
+            }
+            launched.withLock { $0[app.bundleID.lowercased()] = result }
+        }
+        let results = launched.withLock { $0 }
+        var apps: [String: any ScenarioApp] = [:]
+        var failure: ScenarioError?
+        for app in suiteApps {
+            switch results[app.bundleID.lowercased()] {
+            case .success(let launched)?: apps[app.bundleID.lowercased()] = launched
+            case .failure(let error)?: failure = failure ?? error
+            case nil: break
+            }
+        }
+        if let failure {
+            apps.values.forEach { $0.close() }
+            throw failure
+        }
+        return apps
+    }
+}
+
+extension AppLauncher {
+    var mode: ScenarioReport.Mode {
+        switch self {
+        case .inProcess: .inProcess
+        case .processes: .processes
+        }
+    }
+}
+
+/// One run's state: the clock origin, the timeline, the jobs and the verdicts.
+private final class Run: Sendable {
+    let scenario: Scenario
+    let apps: [String: any ScenarioApp]
+    let onEvent: @Sendable (TimelineEvent) -> Void
+    let started = Date()
+    let jobs = JobTracker()
+    private let events = Mutex<[TimelineEvent]>([])
+    private let judged = Mutex<[ScenarioVerdict]>([])
+    private let jobApps = Mutex<[String: String]>([:])
+
+    init(scenario: Scenario, apps: [String: any ScenarioApp], onEvent: @escaping @Sendable (TimelineEvent) -> Void) {
+        self.scenario = scenario
+        self.apps = apps
+        self.onEvent = onEvent
+    }
+
+    /// Every event, by start time.
+    var timeline: [TimelineEvent] { events.withLock { $0 }.sorted { $0.time < $1.time } }
+    var verdicts: [ScenarioVerdict] { judged.withLock { $0 } }
+
+    func perform() throws(ScenarioError) {
+        for (index, step) in scenario.steps.enumerated() {
+            try perform(step, number: index + 1)
+        }
+        // Jobs still running end with the scenario.
+        for (job, app) in jobApps.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            self.app(app).stop(job: job)
+            control(step: scenario.steps.count, app: app, operation: "stop \(job) (end of scenario)", note: jobs.tally(job).description)
+        }
+    }
+
+    private func perform(_ step: ScenarioStep, number: Int) throws(ScenarioError) {
+        switch step {
+        case .operation(let step):
+            judge(step, outcome: operate(step, number: number), number: number)
+        case .concurrent(let steps):
+            let outcomes = Mutex<[Int: OperationOutcome]>([:])
+            onThreads(steps.count) { [self] index in
+                if let delay = steps[index].delay, delay.seconds > 0 { Thread.sleep(forTimeInterval: delay.seconds) }
+                let outcome = operate(steps[index], number: number)
+                outcomes.withLock { $0[index] = outcome }
+            }
+            let results = outcomes.withLock { $0 }
+            for (index, step) in steps.enumerated() {
+                if let outcome = results[index] { judge(step, outcome: outcome, number: number) }
+            }
+        case .background(let job):
+            jobs.begin(job)
+            jobApps.withLock { $0[job.name] = job.app }
+            app(job.app).start(job) { [self] outcome in
+                jobs.record(job.name, outcome)
+                record(TimelineEvent(
+                    time: outcome.started.timeIntervalSince(started), step: number, app: job.app, job: job.name,
+                    operation: job.operation.description, outcome: outcome))
+            }
+        case .wait(.time(let duration)):
+            Thread.sleep(forTimeInterval: duration.seconds)
+        case .wait(.job(let name, let runs)):
+            let app = app(jobApps.withLock { $0[name] } ?? "")
+            let target = runs ?? scenario.job(named: name)?.times ?? 1
+            guard jobs.wait(for: name, runs: target, isGone: { (app as? ProcessScenarioApp)?.isClosed ?? false }) else {
+                throw .appFailed(app: app.bundleID, reason: "its process exited while job '\(name)' ran: \((app as? ProcessScenarioApp)?.errorOutput ?? "")")
+            }
+        case .stop(let name, let expect):
+            let bundleID = jobApps.withLock { $0.removeValue(forKey: name) } ?? ""
+            app(bundleID).stop(job: name)
+            let tally = jobs.tally(name)
+            control(step: number, app: bundleID, operation: "stop \(name)", note: tally.description)
+            if let expect {
+                verdict(ScenarioVerdict(
+                    step: number, subject: "job \(name)", expected: expect.description, observed: tally.description,
+                    passed: expect.isMet(by: tally)))
+            }
+        case .advanceClock(let duration):
+            apps.values.forEach { $0.advanceClock(by: duration.seconds) }
+            control(step: number, app: "*", operation: "advance clock \(duration)", note: nil)
+        }
+    }
+
+    private func operate(_ step: OperationStep, number: Int) -> OperationOutcome {
+        let outcome = app(step.app).perform(step.operation)
+        record(TimelineEvent(
+            time: outcome.started.timeIntervalSince(started), step: number, app: step.app, job: nil,
+            operation: step.operation.description, outcome: outcome))
+        return outcome
+    }
+
+    private func judge(_ step: OperationStep, outcome: OperationOutcome, number: Int) {
+        guard let expect = step.expect else { return }
+        verdict(ScenarioVerdict(
+            step: number, subject: "\(step.app) \(step.operation)", expected: expect.description,
+            observed: outcome.observed, passed: expect.isMet(by: outcome)))
+    }
+
+    private func control(step: Int, app: String, operation: String, note: String?) {
+        record(TimelineEvent(
+            time: Date().timeIntervalSince(started), step: step, app: app, job: nil, operation: operation, outcome: nil, note: note))
+    }
+
+    private func record(_ event: TimelineEvent) {
+        events.withLock { $0.append(event) }
+        onEvent(event)
+    }
+
+    private func verdict(_ verdict: ScenarioVerdict) {
+        judged.withLock { $0.append(verdict) }
+    }
+
+    /// The app of a bundle ID the validator has checked.
+    private func app(_ bundleID: String) -> any ScenarioApp {
+        apps[bundleID.lowercased()] ?? MissingApp(bundleID: bundleID)
+    }
+}
+
+extension Scenario {
+    /// The background job started under `name`.
+    func job(named name: String) -> BackgroundJob? {
+        for case .background(let job) in steps where job.name == name { return job }
+        return nil
+    }
+}
+
+/// Stands in for an app the validator would have refused: every operation fails.
+private struct MissingApp: ScenarioApp {
+    let bundleID: String
+    func perform(_ operation: ScenarioOperation) -> OperationOutcome {
+        OperationOutcome(started: Date(), seconds: 0, status: .param, message: "\(bundleID) is not an app of the scenario")
+    }
+    func start(_ job: BackgroundJob, onRun: @escaping @Sendable (OperationOutcome) -> Void) {}
+    func stop(job name: String) {}
+    func advanceClock(by seconds: Double) {}
+    func close() {}
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import Scenarios
+
+struct ScenarioRunCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a scenario: each app in a process of its own (default) or all in this one, with a timeline and a verdict per assertion.",
+        discussion: """
+            A scenario (YAML or JSON) names a suite manifest and lists steps:
+
+              suite: ../suite
+              steps:
+                - {app: com.contoso.mail, do: token signin, user: alice@contoso.com}
+                - {background: refresh, app: com.contoso.mail, do: token acquire,
+                   account: alice@contoso.com, silent: true, every: 50ms}
+                - {wait: {job: refresh, runs: 3}}
+                - {app: com.contoso.calendar, do: token wipe, expect: ok}
+                - {wait: {job: refresh, runs: 6}}
+                - {stop: refresh, expect: {failed: {at-least: 1}}}
+
+            Steps: an operation (app, do, its parameters, expect); concurrent (a list of \
+            operations started at once, each with an optional delay); background NAME (an \
+            operation repeated every DURATION, times N or until stopped); wait (a duration, or \
+            {job: NAME, runs: N}); stop NAME (expect: {runs, ok, failed}); advance-clock \
+            DURATION (every app's token clock, to expire access tokens).
+
+            Operations (do): \(OperationKind.allCases.map(\.rawValue).joined(separator: ", ")). \
+            Parameters are the CLI's: account, service, group, data, generic, type, label, user, \
+            tenant, scopes, silent, wipe-account. item increment/counter keep a decimal counter \
+            (service "counter" by default).
+
+            expect: ok, a status name (errSecItemNotFound) or number (-34018), \
+            interaction_required, or {status, count, value}; counts take N or {at-least, at-most}.
+
+            The timeline (time, step, app, operation, outcome) prints as the run goes; item data \
+            and tokens never do. A scenario's `policy` (as policy.json) turns on mitigations. \
+            Exits 0 when every assertion holds, 21 when one fails, 10 for a bad scenario.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The scenario file (YAML or JSON).", valueName: "file"))
+    var file: String
+
+    @Option(help: ArgumentHelp("A suite manifest (file or directory) to use instead of the scenario's own.", valueName: "file"))
+    var suite: String?
+
+    @Flag(name: .customLong("in-process"), help: "Run every app on a thread of this process instead of a process of its own.")
+    var inProcess = false
+
+    @Flag(help: "Empty every group the scenario's apps can reach before the run (what is there is deleted).")
+    var fresh = false
+
+    /// The exit code when an assertion fails.
+    static let assertionFailedExitCode: Int32 = 21
+
+    func execute() throws {
+        let scenarioURL = URL(fileURLWithPath: file)
+        let scenario = try Scenario.load(from: scenarioURL, suite: suite.map { URL(fileURLWithPath: $0) })
+        if global.keyring == .memory && !inProcess {
+            throw UsageFailure(message: "--keyring memory keeps items inside one process: add --in-process, or use the private keyring")
+        }
+        let session = try KeychainSession(global)
+        let runner = ScenarioRunner(scenario: scenario, store: session.store)
+        if fresh {
+            let emptied = try runner.emptyGroups()
+            Output.standardError.write("emptied the scenario's groups: \(emptied) item\(emptied == 1 ? "" : "s") deleted\n")
+        }
+        let text = ScenarioReportText(scenario: scenario)
+        if !global.json {
+            Output.standardOutput.write(text.header(mode: inProcess ? "in process" : "as processes", store: session.store.name))
+        }
+        let json = global.json
+        let report = try runner.run(launcher: inProcess ? .inProcess : .processes(executable: Self.executable, arguments: workerArguments)) { event in
+            if !json { Output.standardOutput.write(text.line(event)) }
+        }
+        if json {
+            Output.printJSON(report)
+        } else {
+            Output.standardOutput.write(text.footer(report))
+        }
+        if !report.passed { throw ExitCode(Self.assertionFailedExitCode) }
+    }
+
+    /// This executable, for the app processes.
+    static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
+
+    /// An app process: this tool as `scenario-worker` on the same storage.
+    private var workerArguments: @Sendable (String) -> [String] {
+        let state = global.stateDirectoryURL.path
+        let keyring = global.keyring.rawValue
+        let timeout = String(global.timeout)
+        let file = URL(fileURLWithPath: file).path
+        let suite = suite.map { URL(fileURLWithPath: $0).path }
+        return { bundleID in
+            ["scenario-worker", file, "--app", bundleID, "--state-dir", state, "--keyring", keyring, "--timeout", timeout]
+                + (suite.map { ["--suite", $0] } ?? [])
+        }
+    }
+}
+
+/// The hidden app-process side of `scenario run`.
+struct ScenarioWorkerCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(commandName: "scenario-worker", shouldDisplay: false)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument var file: String
+    @Option var app: String
+    @Option var suite: String?
+
+    func execute() throws {
+        let scenario = try Scenario.load(from: URL(fileURLWithPath: file), suite: suite.map { URL(fileURLWithPath: $0) })
+        ScenarioWorker.serve(scenario: scenario, bundleID: app, store: try KeychainSession(global).store)
+    }
+}
