@@ -82,6 +82,20 @@ final class SecretServiceClient: Sendable {
         }
     }
 
+    /// `Collection.SearchItems` in one collection: its matching items, locked ones included (the
+    /// collection's lock decides whether their secrets can be read). Unlike the service-wide
+    /// search, gnome-keyring walks only this collection's items. An unknown collection is
+    /// `.noSuchObject`.
+    func searchPaths(_ service: ServiceHandle, collection: String, attributes: [String: String]) throws(GLibFailure) -> [String] {
+        let reply = try call(
+            service, path: collection, interface: Self.collectionInterface, method: "SearchItems",
+            parameters: Variant.tuple([Variant.stringDictionary(attributes)]), replyType: "(ao)")
+        defer { g_variant_unref(reply) }
+        guard let paths = Variant.firstChild(reply) else { return [] }
+        defer { g_variant_unref(paths) }
+        return Variant.objectPaths(of: paths)
+    }
+
     /// The secrets of many unlocked items in ONE `GetSecrets` call. Paths missing from the
     /// answer (deleted meanwhile) are missing from the result.
     ///

@@ -54,7 +54,7 @@ public final class SecretServiceStore: ItemStore {
             // Numbered under the lock, so insertion order is the order adds got the lock.
             let envelope = ItemEnvelope(item: item, sequence: InsertionClock.next())
             try perform("add") { service in
-                let found = try client.searchPaths(service, attributes: ItemAttributes.matching(item.primaryKey))
+                let found = try search(ItemAttributes.matching(item.primaryKey), group: item.group, service)
                 if let locked = found.locked.first {
                     try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
                 }
@@ -234,10 +234,19 @@ public final class SecretServiceStore: ItemStore {
         do {
             secrets = try client.secrets(service, paths: allPaths)
         } catch {
-            // Changed between the search and GetSecrets: search again.
-            if error.kind == .noSuchObject || error.kind == .locked { throw RetryOperation() }
+            // Deleted between the search and GetSecrets: search again.
+            if error.kind == .noSuchObject { throw RetryOperation() }
+            // Locked: a search of one collection does not tell locked items apart.
+            if error.kind == .locked, let path = allPaths.first { try handleLocked(CollectionDirectory.collection(ofItem: path), service) }
             throw error
         }
+        // gnome-keyring leaves out the secrets of locked items: a path missing from the answer
+        // was deleted meanwhile (skipped below), or sits in a locked collection.
+        let missing = Set(allPaths.filter { secrets[$0] == nil }.map(CollectionDirectory.collection(ofItem:)))
+        for collection in missing.sorted() where try isLocked(collection, service) {
+            try handleLocked(collection, service)
+        }
+        directory.noteUnlocked(Set(secrets.keys.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
         let decoder = JSONDecoder()
         var result: [Fetched] = []
         result.reserveCapacity(allPaths.count)
@@ -267,11 +276,34 @@ public final class SecretServiceStore: ItemStore {
         return result
     }
 
+    /// The items of `group` matching `attributes`. In the per-group layout only the group's own
+    /// collection is searched: gnome-keyring's service-wide search walks every item of every
+    /// collection, so each call would cost what ALL groups hold, not what this one holds. That
+    /// search cannot tell locked items apart; a locked collection shows when their secrets are
+    /// read or written, or (nothing found) through its `Locked` property.
+    private func search(_ attributes: [String: String], group: String, _ service: ServiceHandle) throws
+        -> SecretServiceClient.SearchResult
+    {
+        guard configuration.layout.masterPassword != nil else { return try client.searchPaths(service, attributes: attributes) }
+        guard let collection = try resolveCollection(for: group, creatingWith: nil, useCache: true, service) else {
+            return SecretServiceClient.SearchResult(unlocked: [], locked: [])
+        }
+        do {
+            return SecretServiceClient.SearchResult(
+                unlocked: try client.searchPaths(service, collection: collection, attributes: attributes), locked: [])
+        } catch {
+            guard error.kind == .noSuchObject else { throw error }
+            // Another process deleted the group's collection since we found it.
+            directory.forget(group)
+            throw RetryOperation()
+        }
+    }
+
     /// The unlocked items matching `attributes`. Locked matches, or an empty result while the
     /// group's collection is locked (which hides items from some services), go through
     /// ``handleLocked(_:_:)``: never an empty answer for a locked collection.
     private func searchUnlocked(_ attributes: [String: String], group: String, _ service: ServiceHandle) throws -> [String] {
-        let found = try client.searchPaths(service, attributes: attributes)
+        let found = try search(attributes, group: group, service)
         if let locked = found.locked.first {
             try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
         }
@@ -283,7 +315,10 @@ public final class SecretServiceStore: ItemStore {
             }
             return []
         }
-        directory.noteUnlocked(Set(found.unlocked.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
+        if configuration.layout.masterPassword == nil {
+            // A search of one collection (per-group layout) does not tell; reading secrets does.
+            directory.noteUnlocked(Set(found.unlocked.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
+        }
         return found.unlocked
     }
 
@@ -351,7 +386,7 @@ public final class SecretServiceStore: ItemStore {
         for item in matched {
             let key = change.applied(to: item, at: date).primaryKey
             guard !vacated.contains(key), checked.insert(key).inserted else { continue }
-            let found = try client.searchPaths(service, attributes: ItemAttributes.matching(key))
+            let found = try search(ItemAttributes.matching(key), group: key.group, service)
             if !found.unlocked.isEmpty || !found.locked.isEmpty { taken.insert(key) }
         }
         return taken
@@ -392,44 +427,32 @@ public final class SecretServiceStore: ItemStore {
         }
     }
 
-    /// Deletes every item of `group` by deleting its collection (one call, after one search to
-    /// count them); items of the group elsewhere (written with the default layout) go one by one.
+    /// Deletes every item of `group` by deleting its collection: one call, after one search of
+    /// the collection to count them (per-group layout only).
     private func deleteWholeGroup(_ group: String, _ service: ServiceHandle) throws -> Int {
-        let found = try client.searchPaths(
-            service, attributes: ItemAttributes.matching(ItemQuery(groups: [group]), in: group))
-        let paths = found.unlocked + found.locked
-        guard !paths.isEmpty else {
+        let paths = try search(ItemAttributes.matching(ItemQuery(groups: [group]), in: group), group: group, service).unlocked
+        guard !paths.isEmpty, let collection = paths.first.map(CollectionDirectory.collection(ofItem:)) else {
             // A locked collection hides its items from searches (as after a daemon restart):
             // nothing found must not mean nothing deleted.
             let collection = relevantCollection(for: group)
             if try isLocked(collection, service) { try handleLocked(collection, service) }
             return 0
         }
-        let collection = try resolveCollection(for: group, creatingWith: nil, useCache: true, service)
-        if let collection {
-            do {
-                try client.deleteCollection(service, path: collection)
-            } catch {
-                switch error.kind {
-                case .locked:
-                    try handleLocked(collection, service)
-                case .noSuchObject:
-                    directory.forget(group)
-                    throw RetryOperation()
-                default:
-                    throw error
-                }
+        do {
+            try client.deleteCollection(service, path: collection)
+        } catch {
+            switch error.kind {
+            case .locked:
+                try handleLocked(collection, service)
+            case .noSuchObject:
+                directory.forget(group)
+                throw RetryOperation()
+            default:
+                throw error
             }
-            directory.forget(group)
-            logger.debug("deleted the collection of an access group", metadata: ["group": "\(group)"])
         }
-        let lockedPaths = Set(found.locked)
-        for path in paths where CollectionDirectory.collection(ofItem: path) != collection {
-            if lockedPaths.contains(path) {
-                try handleLocked(CollectionDirectory.collection(ofItem: path), service)
-            }
-            _ = try deleteItem(path, service)
-        }
+        directory.forget(group)
+        logger.debug("deleted the collection of an access group", metadata: ["group": "\(group)"])
         return paths.count
     }
 

@@ -6,7 +6,7 @@ import Testing
 /// Every built-in hazard: what the unmitigated run loses and to whom, what the mitigated run keeps.
 @Suite("Hazard scenarios")
 struct HazardScenarioTests {
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func wipeAllBreaksTheSignedInAppUnlessGuarded(_ backend: Backend) throws {
         let store = try backend.makeStore()
         let open = try Hazard.wipeAll.run(mitigated: false, on: store)
@@ -95,7 +95,7 @@ struct HazardScenarioTests {
         #expect(guarded.metric("lost updates") == 0)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func everyHazardComparesWithoutPrintingSecrets(_ backend: Backend) throws {
         let store = try backend.makeStore()
         for hazard in Hazard.allCases {

@@ -18,7 +18,7 @@ struct MitigationTests {
 
     static let policy = MitigationPolicy(groups: [group: .all(privileged: ["com.microsoft.azureauthenticator"])])
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func guardedDeleteRefusesOtherAppsItemsAndDeletesNothing(_ backend: Backend) throws {
         let store = try backend.makeStore()
         let group = "\(Self.team).\(UUID().uuidString.prefix(8)).adalcache"
@@ -90,7 +90,7 @@ struct MitigationTests {
         #expect(error?.message.contains("groups.G.mitigations") == true)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func snapshotRoundTripsThroughAPrivateFile(_ backend: Backend) throws {
         let store = try backend.makeStore()
         let group = "\(Self.team).\(UUID().uuidString.prefix(8)).snap"
@@ -128,7 +128,7 @@ struct MitigationTests {
         #expect(error?.message.contains("format 9") == true)
     }
 
-    @Test("an app under guarded delete still watches its group: a privileged wipe shows up at once", arguments: Backend.all)
+    @Test("an app under guarded delete still watches its group: a privileged wipe shows up at once", arguments: Backend.memoryAndKeyring)
     func watchThroughMitigations(_ backend: Backend) async throws {
         let store = try backend.makeStore()
         let group = "\(Self.team).\(UUID().uuidString.prefix(8)).adalcache"

@@ -1,7 +1,6 @@
 import Foundation
 import KeychainStorage
 import KeychainTestSupport
-import Synchronization
 import Testing
 
 /// The repository's example suite and scenarios, copied to a temporary directory under a team
@@ -12,12 +11,9 @@ struct Examples {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    private static let counter = Atomic<Int>(0)
-
     /// A fresh copy; `team` replaces the examples' `ABCDE12345`.
     init() throws {
-        let serial = Self.counter.add(1, ordering: .relaxed).newValue
-        team = "S" + String(format: "%04d%05d", Int(ProcessInfo.processInfo.processIdentifier) % 10_000, serial)
+        team = TestBackend.uniqueTeamID()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-scenarios-\(UUID().uuidString.prefix(8))")
         let examples = Self.repository.appendingPathComponent("examples")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -51,20 +47,4 @@ struct Examples {
     func remove() { try? FileManager.default.removeItem(at: directory) }
 }
 
-/// The stores scenarios run on in process: memory, and the test process's private
-/// gnome-keyring in the layout the CLI uses.
-enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memory
-    case secretServicePerGroup
-
-    static let all = allCases
-
-    var testDescription: String { rawValue }
-
-    func makeStore() throws -> any ItemStore {
-        switch self {
-        case .memory: InMemoryStore()
-        case .secretServicePerGroup: try TestKeyring.store(.collectionPerGroup)
-        }
-    }
-}
+typealias Backend = TestBackend

@@ -10,7 +10,7 @@ struct ScenarioRunnerTests {
         try ScenarioRunner(scenario: Scenario.load(from: file), store: store).run(launcher: .inProcess)
     }
 
-    @Test("wipe-all: the refresh job fails after the wipe and the wipe record names Calendar", arguments: Backend.all)
+    @Test("wipe-all: the refresh job fails after the wipe and the wipe record names Calendar", arguments: Backend.memoryAndKeyring)
     func wipeAll(backend: Backend) throws {
         let examples = try Examples()
         defer { examples.remove() }
@@ -29,7 +29,7 @@ struct ScenarioRunnerTests {
         #expect(report.timeline.map(\.time) == report.timeline.map(\.time).sorted())
     }
 
-    @Test("guarded-wipe: the wipe is refused and no refresh fails", arguments: Backend.all)
+    @Test("guarded-wipe: the wipe is refused and no refresh fails", arguments: Backend.memoryAndKeyring)
     func guardedWipe(backend: Backend) throws {
         let examples = try Examples()
         defer { examples.remove() }
@@ -44,7 +44,7 @@ struct ScenarioRunnerTests {
         #expect(journal.count >= 1)
     }
 
-    @Test("concurrent sign-ins are both listed, and an expired token is refreshed after advance-clock", arguments: Backend.all)
+    @Test("concurrent sign-ins are both listed, and an expired token is refreshed after advance-clock", arguments: Backend.memoryAndKeyring)
     func concurrentSignIn(backend: Backend) throws {
         let examples = try Examples()
         defer { examples.remove() }
@@ -55,7 +55,7 @@ struct ScenarioRunnerTests {
         #expect(signIns.allSatisfy { $0.outcome?.succeeded == true })
     }
 
-    @Test("lost-update: every increment is acknowledged, the counter says how many survived", arguments: Backend.all)
+    @Test("lost-update: every increment is acknowledged, the counter says how many survived", arguments: Backend.memoryAndKeyring)
     func lostUpdate(backend: Backend) throws {
         let examples = try Examples()
         defer { examples.remove() }

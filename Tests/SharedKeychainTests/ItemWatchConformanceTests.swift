@@ -28,7 +28,7 @@ struct ItemWatchConformanceTests {
             creationDate: now, modificationDate: now, data: Data(data.utf8))
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func reportsAddUpdateDeleteAndWipeOfTheWatchedGroupOnly(_ backend: Backend) async throws {
         let store = try #require(try backend.makeStore() as? any ItemWatching)
         let groups = Groups()
@@ -83,7 +83,7 @@ struct ItemWatchConformanceTests {
         #expect(!rest.contains { $0.account == "after" })
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func watchingNeedsTheEntitlementAndCoversEveryGroupOfTheApp(_ backend: Backend) async throws {
         let suite = try KeychainConformanceTests.Suite(backend)
         // Notes is not entitled to the shared group: errSecMissingEntitlement, as for a read.

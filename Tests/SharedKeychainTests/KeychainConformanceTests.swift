@@ -34,7 +34,7 @@ struct KeychainConformanceTests {
         NewItem(account: account, service: service, group: group, data: Data(data.utf8))
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func addWithoutGroupGoesToFirstGroupAndIsSharedWithSiblings(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let added = try suite.mail.add(token())
@@ -46,7 +46,7 @@ struct KeychainConformanceTests {
         #expect(seen.creator == "com.contoso.mail")
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func appWithoutEntitlementCannotReachTheGroup(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.add(token())
@@ -66,14 +66,14 @@ struct KeychainConformanceTests {
         #expect(try suite.calendar.first(KeychainQuery(account: "alice")).data == Data("secret-1".utf8))
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func emptyGroupIsMissingEntitlement(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let error = #expect(throws: KeychainError.self) { try suite.mail.add(token(group: "")) }
         #expect(error?.status == .missingEntitlement)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func primaryKeyIsAccountServiceAndGroup(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.add(token())
@@ -95,7 +95,7 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.first(KeychainQuery(group: suite.shared, account: "alice", service: "refreshtoken-client--")).data == Data("secret-1".utf8))
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func copyMatchingHonoursMatchLimitAndOrder(_ backend: Backend) throws {
         let suite = try Suite(backend)
         for index in 0..<5 {
@@ -112,7 +112,7 @@ struct KeychainConformanceTests {
         #expect(try suite.calendar.copyMatching(.all(), limit: .all).map(\.account) == ["user0", "user2", "user4"])
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func matchesOnGenericAndType(_ backend: Backend) throws {
         let suite = try Suite(backend)
         var accessToken = token(service: "accesstoken-c-r-t")
@@ -128,7 +128,7 @@ struct KeychainConformanceTests {
         #expect(throws: KeychainError.self) { try suite.mail.copyMatching(KeychainQuery(type: 3001)) }
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func dataIsBinarySafe(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let bytes = Data((0...255).map { UInt8($0) } + [0, 0, 10, 13])
@@ -140,7 +140,7 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.first(KeychainQuery(account: "empty")).data.isEmpty)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func updateChangesDataAndKeepsCreationDate(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let added = try suite.mail.add(token())
@@ -154,7 +154,7 @@ struct KeychainConformanceTests {
         #expect(updated.creator == "com.contoso.mail")
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func updateThatWouldDuplicateAKeyChangesNothing(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.add(token("alice"))
@@ -173,7 +173,7 @@ struct KeychainConformanceTests {
         #expect(throws: KeychainError.self) { try suite.mail.first(KeychainQuery(account: "bob")) }
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func updateStatuses(_ backend: Backend) throws {
         let suite = try Suite(backend)
         #expect(throws: KeychainError.invalidParameter("an update must set at least one attribute or the data")) {
@@ -184,7 +184,7 @@ struct KeychainConformanceTests {
         #expect(error?.status.rawValue == -25300)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func ungroupedDeleteEmptiesEveryGroupTheAppReaches(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.add(token("alice", group: suite.shared))
@@ -202,7 +202,7 @@ struct KeychainConformanceTests {
         #expect(again?.status == .itemNotFound)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func anyEntitledAppMayWipeTheWholeGroup(_ backend: Backend) throws {
         let suite = try Suite(backend)
         for index in 0..<20 { try suite.mail.add(token("user\(index)", data: "s\(index)")) }
@@ -216,7 +216,7 @@ struct KeychainConformanceTests {
         #expect(try suite.calendar.copyMatching(.all(), limit: .all).count == 1)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func groupsOfAnotherTeamAreOutOfReach(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.add(token())
@@ -231,7 +231,7 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.first(.all()).account == "alice")
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func concurrentAddsOfOneKeyLetExactlyOneWin(_ backend: Backend) async throws {
         let suite = try Suite(backend)
         let apps = [suite.mail, suite.calendar]
@@ -252,7 +252,7 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.copyMatching(KeychainQuery(account: "race"), limit: .all).count == 1)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.allCases)
     func groupSpelledWithTheBuildVariableIsExpanded(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.add(token(group: "$(AppIdentifierPrefix)com.contoso.shared"))

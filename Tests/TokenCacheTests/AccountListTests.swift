@@ -6,7 +6,7 @@ import Testing
 /// The group-scoped account list, with MSAL's `allAccounts` semantics.
 @Suite("Account list")
 struct AccountListTests {
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func accountsAreFilteredByClientAndFamily(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let alice = try suite.mail.signIn(username: "alice@contoso.com")
@@ -29,7 +29,7 @@ struct AccountListTests {
         #expect(try suite.mail.accounts().map(\.username) == ["alice@contoso.com"])
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func signedOutStateHidesAnAccountOtherAppsTokensWouldShow(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let alice = try suite.mail.signIn(username: "alice@contoso.com")
@@ -50,7 +50,7 @@ struct AccountListTests {
         #expect(try suite.calendar.accounts() == [alice.account])
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func oneEntryPerHomeAccountAndOtherEnvironmentsLeftOut(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let alice = try suite.mail.signIn(username: "alice@contoso.com")

@@ -6,7 +6,7 @@ import Testing
 /// Concurrent apps, entitlements, and the cost of listing.
 @Suite("Concurrency, entitlement and scale")
 struct ConcurrencyAndScaleTests {
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func concurrentSignInsFromTwoAppsAreAllListed(_ backend: Backend) async throws {
         let suite = try Suite(backend)
         let apps = [suite.mail, suite.calendar]
@@ -23,7 +23,7 @@ struct ConcurrencyAndScaleTests {
         #expect(Set(try suite.calendar.accounts().map(\.homeAccountID)) == homes)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func concurrentSignInsOfOneUserFromTwoAppsShareOneFamilyToken(_ backend: Backend) async throws {
         let suite = try Suite(backend)
         let apps = [suite.mail, suite.calendar]
@@ -39,7 +39,7 @@ struct ConcurrencyAndScaleTests {
         #expect(try suite.mail.accounts().count == 1)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func appNotEntitledToTheSharingGroupGetsMissingEntitlement(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.signIn(username: "alice@contoso.com")
@@ -68,7 +68,7 @@ struct ConcurrencyAndScaleTests {
         #expect(try suite.mail.accounts().map(\.username) == ["alice@contoso.com"])
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func listingCostsTheSameStoreCallsForTenOrFiveHundredItems(_ backend: Backend) throws {
         func calls(accounts count: Int) throws -> (calls: [String: Int], listed: Int, items: Int) {
             let counting = CountingStore(try backend.makeStore())

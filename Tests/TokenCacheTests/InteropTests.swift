@@ -26,7 +26,7 @@ struct InteropTests {
         return (suite, alice, bob)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func exportUsesTheSerializedCacheKeys(_ backend: Backend) throws {
         let (suite, alice, bob) = try Self.populated(backend)
         let exported = try #require(CacheJSON.object(from: try suite.mail.exportCache()))
@@ -61,7 +61,7 @@ struct InteropTests {
         #expect(familyToken?["family_id"] == .string("1"))
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func exportImportExportIsByteForByteEqual(_ backend: Backend) throws {
         let (source, alice, _) = try Self.populated(backend)
         let first = try source.mail.exportCache()
@@ -90,7 +90,7 @@ struct InteropTests {
         #expect(try target.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"]).source == .familyRefreshToken)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func importAcceptsNumericTimestampsAndKeepsThemAsWritten(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let home = "uid.utid"
@@ -112,7 +112,7 @@ struct InteropTests {
         #expect(try app.acquireTokenSilent(account: "dana@contoso.com", scopes: ["user.read"]).accessToken.value == "at-secret")
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func malformedImportIsRefusedAndWritesNothing(_ backend: Backend) throws {
         let (source, alice, _) = try Self.populated(backend)
         let exported = try #require(CacheJSON.object(from: try source.mail.exportCache()))

@@ -16,7 +16,7 @@ struct ItemLayoutTests {
 
     static let environment = "login.microsoftonline.com"
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func signInWritesEveryItemWithTheSDKsAttributes(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let result = try suite.mail.signIn(username: "Alice@Contoso.com", tenant: " Contoso.OnMicrosoft.com ", scopes: ["User.Read", "Mail.Read"])
@@ -44,7 +44,7 @@ struct ItemLayoutTests {
         #expect(try suite.items().allSatisfy { $0.group == suite.group && $0.creator == "com.contoso.mail" })
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func appOutsideAFamilyWritesNoFamilyTokenAndAnEmptyFamilyID(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.legacy.signIn(username: "bob@contoso.com")
@@ -58,7 +58,7 @@ struct ItemLayoutTests {
         #expect(suite.json(items.first { $0.type == 2002 })["family_id"] == nil)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func valuesFollowTheUnifiedSchemaWithStringTimestamps(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let result = try suite.mail.signIn(username: "Alice@Contoso.com", scopes: ["User.Read", "Mail.Read"])
@@ -99,7 +99,7 @@ struct ItemLayoutTests {
         #expect(metadata == ["client_id": .string(Suite.mailClient), "environment": .string(Self.environment), "family_id": .string("1")])
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func idTokenIsAnUnsignedJWTThatSaysItIsEmulated(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let result = try suite.mail.signIn(username: "alice@contoso.com", tenant: "contoso.com")
@@ -123,7 +123,7 @@ struct ItemLayoutTests {
         #expect(suite.json(try suite.items().first { $0.type == 2003 })["secret"] == .string(idToken))
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func identifiersAreDeterministicAcrossApps(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let inMail = try suite.mail.signIn(username: "alice@contoso.com", tenant: "contoso.com")
@@ -144,7 +144,7 @@ struct ItemLayoutTests {
         #expect(StableUUID.from("") == "6c62272e-07bb-8142-a2b8-21756295c58d")
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func unknownKeysSurviveARewrite(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let first = try suite.mail.signIn(username: "alice@contoso.com")
@@ -167,7 +167,7 @@ struct ItemLayoutTests {
         #expect(second.accessToken != first.accessToken)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func itemWithoutSecretIsRejected(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let result = try suite.mail.signIn(username: "alice@contoso.com")
@@ -200,7 +200,7 @@ struct ItemLayoutTests {
         #expect(throws: Never.self) { try suite.mail.exportCache() }
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func secretsAreMaskedWhenPrinted(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let result = try suite.mail.signIn(username: "alice@contoso.com")

@@ -8,7 +8,7 @@ import Testing
 struct RemovalTests {
     static let wipeTime = "2023-11-14T22:13:20Z"
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func removeInOneFamilyAppDeletesTheFamilyTokenASiblingReliedOn(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let alice = try suite.mail.signIn(username: "alice@contoso.com")
@@ -38,7 +38,7 @@ struct RemovalTests {
         #expect(try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).accessToken == bob.accessToken)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func removeLeavesAFamilyTokenAnotherAppWroteLast(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.signIn(username: "alice@contoso.com")
@@ -52,7 +52,7 @@ struct RemovalTests {
         #expect(try suite.mail.accounts().isEmpty)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func removeOfAnUnknownAccountOrWithoutRefreshTokens(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let error = #expect(throws: TokenCacheError.self) { try suite.mail.remove(account: "nobody@contoso.com") }
@@ -64,7 +64,7 @@ struct RemovalTests {
         #expect(try suite.legacy.wipeInfo() == nil)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func wipeAccountDeletesEveryAppsItemsOfThatUser(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let alice = try suite.mail.signIn(username: "alice@contoso.com")
@@ -86,7 +86,7 @@ struct RemovalTests {
         #expect(try suite.mail.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).source == .cache)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func wipeOfAllAccountsByOneAppEndsEveryAppsSession(_ backend: Backend) throws {
         let counting = CountingStore(try backend.makeStore())
         let suite = try Suite(backend, store: counting)

@@ -7,7 +7,7 @@ import Testing
 /// and interaction required.
 @Suite("Silent acquisition")
 struct SilentAcquisitionTests {
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func validAccessTokenComesFromTheCacheWithCaseInsensitiveScopes(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.mail.signIn(username: "alice@contoso.com", scopes: ["User.Read", "Mail.Read"])
@@ -27,7 +27,7 @@ struct SilentAcquisitionTests {
         #expect(wider.scopes == ["user.read", "Calendars.Read"])
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func expiredAccessTokenIsRefreshedAndTheRefreshTokenRotated(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.legacy.signIn(username: "bob@contoso.com")
@@ -54,7 +54,7 @@ struct SilentAcquisitionTests {
         #expect(try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).accessToken == refreshed.accessToken)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func familyAppRefreshesThroughTheFamilyTokenAndRotatesBothCopies(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.mail.signIn(username: "alice@contoso.com")
@@ -69,7 +69,7 @@ struct SilentAcquisitionTests {
         #expect(own["cached_at"] == .string("1700003600"))
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func siblingAppOfTheFamilyGetsATokenThroughTheFamilyRefreshToken(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.mail.signIn(username: "alice@contoso.com")
@@ -90,7 +90,7 @@ struct SilentAcquisitionTests {
         #expect(try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]).accessToken == signedIn.accessToken)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func appOutsideTheFamilyCannotRedeemTheFamilyToken(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.signIn(username: "alice@contoso.com")
@@ -106,7 +106,7 @@ struct SilentAcquisitionTests {
         #expect(error?.status == .itemNotFound)
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func noRefreshTokenMeansInteractionRequired(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let unknown = #expect(throws: TokenCacheError.self) {
@@ -132,7 +132,7 @@ struct SilentAcquisitionTests {
         #expect(!error.debugDescription.contains(signedIn.accessToken.value))
     }
 
-    @Test(arguments: Backend.all)
+    @Test(arguments: Backend.memoryAndKeyring)
     func badArgumentsAreRefused(_ backend: Backend) throws {
         let suite = try Suite(backend)
         #expect(throws: TokenCacheError.invalidArgument("at least one scope is needed")) {
