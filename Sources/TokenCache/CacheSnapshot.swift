@@ -25,16 +25,19 @@ struct CacheSnapshot: Sendable {
     /// unknown fields.
     private(set) var objects: [ItemAddress: JSONObject] = [:]
 
-    init(items: [KeychainItem]) {
-        for item in items { add(item) }
+    /// - Parameter decoding: which items to decode (by their attributes); the others are left
+    ///   out, unread. Parsing values is most of a read's cost, so a read that needs one
+    ///   account's tokens decodes those and not the whole group's. The wipe record is always read.
+    init(items: [KeychainItem], decoding: (KeychainItem) -> Bool = { _ in true }) {
+        for item in items { add(item, decoding: decoding) }
     }
 
-    private mutating func add(_ item: KeychainItem) {
+    private mutating func add(_ item: KeychainItem, decoding: (KeychainItem) -> Bool) {
         if item.account == WipeRecord.account, item.service == WipeRecord.service {
             wipeRecord = try? WipeRecord(data: item.data)
             return
         }
-        guard let type = item.type else { return }
+        guard let type = item.type, decoding(item) else { return }
         let isCacheItem = ItemType.credentials.contains(type) || ItemType.accounts.contains(type) || type == ItemType.appMetadata
         guard isCacheItem || type == ItemType.signInState else { return }
         guard let object = CacheJSON.object(from: item.data) else {

@@ -41,7 +41,7 @@ public struct EmulatedIssuer: Sendable, Hashable {
         let objectID = Self.objectID(username: username, tenantID: tenantID)
         return IssuedUser(
             homeAccountID: "\(objectID).\(tenantID)", objectID: objectID, tenantID: tenantID,
-            username: username.trimmingCharacters(in: .whitespacesAndNewlines), name: IssuedUser.displayName(for: username))
+            username: username.trimmingWhitespace, name: IssuedUser.displayName(for: username))
     }
 
     /// The user a refresh token of `account` stands for (a real server knows it from the token).

@@ -8,7 +8,7 @@ struct FieldReader {
     /// A required non-empty string.
     func string(_ key: String) throws(FieldError) -> String {
         guard let value = try optionalString(key) else { throw FieldError("'\(key)' is missing") }
-        guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw FieldError("'\(key)' is empty") }
+        guard !value.trimmingWhitespace.isEmpty else { throw FieldError("'\(key)' is empty") }
         return value
     }
 

@@ -43,29 +43,13 @@ enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    /// A value `JSONSerialization` returned; nil for anything it never returns.
+    /// A value `JSONSerialization` returned; nil for anything it never returns. Swift types are
+    /// tried first: casting a Swift dictionary or array to a class (`NSNumber`, `NSNull`) bridges
+    /// it to Foundation first, which cost more than the parse.
     init?(_ parsed: Any) {
         switch parsed {
-        case is NSNull:
-            self = .null
         case let text as String:
             self = .string(text)
-        case let number as NSNumber:
-            // JSONSerialization makes true and false with NSNumber(value: Bool) ("c"), integers
-            // as integer types, and other numbers as doubles ("d").
-            switch UInt8(bitPattern: number.objCType.pointee) {
-            case UInt8(ascii: "c"), UInt8(ascii: "B"): self = .bool(number.boolValue)
-            case UInt8(ascii: "d"), UInt8(ascii: "f"): self = .number(number.doubleValue)
-            default: self = .integer(number.int64Value)
-            }
-        case let array as [Any]:
-            var values: [JSONValue] = []
-            values.reserveCapacity(array.count)
-            for element in array {
-                guard let value = JSONValue(element) else { return nil }
-                values.append(value)
-            }
-            self = .array(values)
         case let dictionary as [String: Any]:
             var values: [String: JSONValue] = [:]
             values.reserveCapacity(dictionary.count)
@@ -74,6 +58,24 @@ enum JSONValue: Sendable, Hashable, Codable {
                 values[key] = value
             }
             self = .object(values)
+        case let array as [Any]:
+            var values: [JSONValue] = []
+            values.reserveCapacity(array.count)
+            for element in array {
+                guard let value = JSONValue(element) else { return nil }
+                values.append(value)
+            }
+            self = .array(values)
+        case let number as NSNumber:
+            // JSONSerialization makes true and false with NSNumber(value: Bool) ("c"), integers
+            // as integer types, and other numbers as doubles ("d").
+            switch UInt8(bitPattern: number.objCType.pointee) {
+            case UInt8(ascii: "c"), UInt8(ascii: "B"): self = .bool(number.boolValue)
+            case UInt8(ascii: "d"), UInt8(ascii: "f"): self = .number(number.doubleValue)
+            default: self = .integer(number.int64Value)
+            }
+        case is NSNull:
+            self = .null
         default:
             return nil
         }

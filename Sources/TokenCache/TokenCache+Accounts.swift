@@ -10,7 +10,11 @@ extension TokenCache {
     /// One read of the group, whatever its size; one account per home account, the home
     /// tenant's record first.
     public func accounts() throws(TokenCacheError) -> [CachedAccount] {
-        let snapshot = try snapshot()
+        // Access and ID tokens play no part: left undecoded.
+        let needed: Set<Int> = [CredentialType.refreshToken.itemType, ItemType.appMetadata, ItemType.signInState]
+        let snapshot = CacheSnapshot(items: try groupItems()) { item in
+            item.type.map { ItemType.accounts.contains($0) || needed.contains($0) } ?? false
+        }
         let family = familyForLookup(in: snapshot)
         let client = CacheKey.normalized(clientID)
         var withToken = Set<String>()

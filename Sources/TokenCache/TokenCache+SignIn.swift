@@ -13,7 +13,7 @@ extension TokenCache {
     ///   - scopes: what the access token is for.
     @discardableResult
     public func signIn(username: String, tenant: String = "common", scopes: [String] = TokenCache.defaultScopes) throws(TokenCacheError) -> AuthenticationResult {
-        guard !username.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw .invalidArgument("the username is empty") }
+        guard !username.trimmingWhitespace.isEmpty else { throw .invalidArgument("the username is empty") }
         let scopes = try Self.normalized(scopes)
         let user = issuer.user(username: username, tenant: tenant)
         let response = issuer.issue(

@@ -14,10 +14,15 @@ extension TokenCache {
     ///   it carries the group's wipe record, if any, to say who deleted the tokens.
     public func acquireTokenSilent(account identifier: String, scopes: [String]) throws(TokenCacheError) -> AuthenticationResult {
         let scopes = try Self.normalized(scopes)
-        let snapshot = try snapshot()
-        guard let account = snapshot.account(named: identifier, environment: environment) else {
-            throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: snapshot.wipeRecord)
+        // One read of the group; then the account records are decoded, and of the tokens only
+        // those of the account asked for.
+        let items = try groupItems()
+        let accounts = CacheSnapshot(items: items) { $0.type.map(ItemType.accounts.contains) ?? false }
+        guard let account = accounts.account(named: identifier, environment: environment) else {
+            throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: accounts.wipeRecord)
         }
+        let accountKey = CacheKey.account(homeAccountID: account.homeAccountID, environment: environment)
+        let snapshot = CacheSnapshot(items: items) { $0.account == accountKey || $0.type == ItemType.appMetadata }
         let date = now()
         if let cached = validAccessToken(for: account, scopes: scopes, in: snapshot, at: date) {
             return cached

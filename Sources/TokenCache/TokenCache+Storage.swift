@@ -5,7 +5,12 @@ import SharedKeychain
 extension TokenCache {
     /// Every item of the group, in one `copyMatching` with `kSecMatchLimitAll`.
     func snapshot() throws(TokenCacheError) -> CacheSnapshot {
-        CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup)))
+        CacheSnapshot(items: try groupItems())
+    }
+
+    /// Every item of the group, undecoded: one `copyMatching` with `kSecMatchLimitAll`.
+    func groupItems() throws(TokenCacheError) -> [KeychainItem] {
+        try items(matching: KeychainQuery(group: accessGroup))
     }
 
     /// The items matching `query`; none is an empty array, not an error.
