@@ -1,8 +1,8 @@
 import Foundation
 import SharedKeychain
 
-/// Every item of one group, read with one query and decoded once. Reads in the cache work on a
-/// snapshot, so they cost one store round trip however many items the group holds.
+/// Items of one group, decoded once: the whole group (export, removals) or what partial queries
+/// returned (silent acquisition, the account list).
 struct CacheSnapshot: Sendable {
     /// One decoded item: the item, its value as a model, and its JSON as stored.
     struct Entry<Value: Sendable>: Sendable {
@@ -25,19 +25,16 @@ struct CacheSnapshot: Sendable {
     /// unknown fields.
     private(set) var objects: [ItemAddress: JSONObject] = [:]
 
-    /// - Parameter decoding: which items to decode (by their attributes); the others are left
-    ///   out, unread. Parsing values is most of a read's cost, so a read that needs one
-    ///   account's tokens decodes those and not the whole group's. The wipe record is always read.
-    init(items: [KeychainItem], decoding: (KeychainItem) -> Bool = { _ in true }) {
-        for item in items { add(item, decoding: decoding) }
+    init(items: [KeychainItem]) {
+        for item in items { add(item) }
     }
 
-    private mutating func add(_ item: KeychainItem, decoding: (KeychainItem) -> Bool) {
+    private mutating func add(_ item: KeychainItem) {
         if item.account == WipeRecord.account, item.service == WipeRecord.service {
             wipeRecord = try? WipeRecord(data: item.data)
             return
         }
-        guard let type = item.type, decoding(item) else { return }
+        guard let type = item.type else { return }
         let isCacheItem = ItemType.credentials.contains(type) || ItemType.accounts.contains(type) || type == ItemType.appMetadata
         guard isCacheItem || type == ItemType.signInState else { return }
         guard let object = CacheJSON.object(from: item.data) else {

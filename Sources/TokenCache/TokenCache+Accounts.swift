@@ -7,14 +7,12 @@ extension TokenCache {
     /// is the app's family (from its app metadata; ``defaultFamilyID`` while it has none).
     /// This client's `signed_out` state hides an account even then.
     ///
-    /// One read of the group, whatever its size; one account per home account, the home
-    /// tenant's record first.
+    /// Seven partial queries (one per item type that plays a part), whatever the size of the
+    /// group; one account per home account, the home tenant's record first.
     public func accounts() throws(TokenCacheError) -> [CachedAccount] {
-        // Access and ID tokens play no part: left undecoded.
-        let needed: Set<Int> = [CredentialType.refreshToken.itemType, ItemType.appMetadata, ItemType.signInState]
-        let snapshot = CacheSnapshot(items: try groupItems()) { item in
-            item.type.map { ItemType.accounts.contains($0) || needed.contains($0) } ?? false
-        }
+        // One partial query per item type that plays a part (not access or ID tokens).
+        let types = Array(ItemType.accounts) + [CredentialType.refreshToken.itemType, ItemType.appMetadata, ItemType.signInState]
+        let snapshot = CacheSnapshot(items: try items(ofTypes: types))
         let family = familyForLookup(in: snapshot)
         let client = CacheKey.normalized(clientID)
         var withToken = Set<String>()

@@ -14,15 +14,14 @@ extension TokenCache {
     ///   it carries the group's wipe record, if any, to say who deleted the tokens.
     public func acquireTokenSilent(account identifier: String, scopes: [String]) throws(TokenCacheError) -> AuthenticationResult {
         let scopes = try Self.normalized(scopes)
-        // One read of the group; then the account records are decoded, and of the tokens only
-        // those of the account asked for.
-        let items = try groupItems()
-        let accounts = CacheSnapshot(items: items) { $0.type.map(ItemType.accounts.contains) ?? false }
+        // Partial queries, as the SDKs read: the account records, then the items of the account
+        // asked for and the app's metadata. A read costs what those items cost, not what the
+        // whole group holds (every other user's tokens, and whatever other tools keep there).
+        let accounts = CacheSnapshot(items: try items(ofTypes: Array(ItemType.accounts)))
         guard let account = accounts.account(named: identifier, environment: environment) else {
-            throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: accounts.wipeRecord)
+            throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: try? wipeInfo())
         }
-        let accountKey = CacheKey.account(homeAccountID: account.homeAccountID, environment: environment)
-        let snapshot = CacheSnapshot(items: items) { $0.account == accountKey || $0.type == ItemType.appMetadata }
+        let snapshot = CacheSnapshot(items: try itemsOf(homeAccountID: account.homeAccountID))
         let date = now()
         if let cached = validAccessToken(for: account, scopes: scopes, in: snapshot, at: date) {
             return cached
@@ -43,7 +42,7 @@ extension TokenCache {
         let reason = refusals.isEmpty
             ? "no refresh token of client \(clientID)\(family) for \(account.username) (\(account.homeAccountID))"
             : "the refresh tokens for \(account.username) were refused: \(refusals.joined(separator: "; "))"
-        throw .interactionRequired(reason: reason, lastWipe: snapshot.wipeRecord)
+        throw .interactionRequired(reason: reason, lastWipe: try? wipeInfo())
     }
 
     /// The cached access token that satisfies the request, as a result.

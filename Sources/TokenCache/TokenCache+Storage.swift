@@ -5,12 +5,7 @@ import SharedKeychain
 extension TokenCache {
     /// Every item of the group, in one `copyMatching` with `kSecMatchLimitAll`.
     func snapshot() throws(TokenCacheError) -> CacheSnapshot {
-        CacheSnapshot(items: try groupItems())
-    }
-
-    /// Every item of the group, undecoded: one `copyMatching` with `kSecMatchLimitAll`.
-    func groupItems() throws(TokenCacheError) -> [KeychainItem] {
-        try items(matching: KeychainQuery(group: accessGroup))
+        CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup)))
     }
 
     /// The items matching `query`; none is an empty array, not an error.
@@ -23,15 +18,27 @@ extension TokenCache {
         }
     }
 
-    /// The stored JSON of one user's items and of this app's metadata, for rewrites: two reads
-    /// whatever the size of the group.
-    func existingObjects(homeAccountID: String) throws(TokenCacheError) -> [ItemAddress: JSONObject] {
+    /// The group's items of `types`, one partial query per type: what those items cost to read,
+    /// whatever else the group holds.
+    func items(ofTypes types: [Int]) throws(TokenCacheError) -> [KeychainItem] {
+        var found: [KeychainItem] = []
+        for type in types { found += try items(matching: KeychainQuery(group: accessGroup, type: type)) }
+        return found
+    }
+
+    /// One user's items and this app's metadata: two partial queries, whatever the size of
+    /// the group.
+    func itemsOf(homeAccountID: String) throws(TokenCacheError) -> [KeychainItem] {
         let metadata = ItemLayout.appMetadata(environment: environment, clientID: clientID, familyID: nil)
         let account = CacheKey.account(homeAccountID: homeAccountID, environment: environment)
-        let found = try items(matching: KeychainQuery(group: accessGroup, account: account))
+        return try items(matching: KeychainQuery(group: accessGroup, account: account))
             + items(matching: KeychainQuery(group: accessGroup, account: metadata.account, service: metadata.service))
+    }
+
+    /// The stored JSON of one user's items and of this app's metadata, for rewrites.
+    func existingObjects(homeAccountID: String) throws(TokenCacheError) -> [ItemAddress: JSONObject] {
         var objects: [ItemAddress: JSONObject] = [:]
-        for item in found {
+        for item in try itemsOf(homeAccountID: homeAccountID) {
             if let object = CacheJSON.object(from: item.data) { objects[ItemAddress(account: item.account, service: item.service)] = object }
         }
         return objects

@@ -32,7 +32,7 @@ struct LoadCommand: ReportingCommand {
         "Operation mix in percent, from \(LoadOperation.allCases.map(\.rawValue).joined(separator: ", ")).",
         discussion: "acquire gets a token for the app's own user from the MSAL cache in the group, signing in again after a wipe took it (counted as interaction_required).",
         valueName: "op=pct,..."))
-    var mix: String = "read=55,write=20,update=5,remove=5,list=4,wipe=1,acquire=10"
+    var mix: String = "read=60,write=25,update=5,remove=5,list=4,wipe=1"
 
     @Option(help: "Items each app owns in the shared group.")
     var items: Int = 100

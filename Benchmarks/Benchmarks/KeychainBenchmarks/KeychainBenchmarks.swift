@@ -12,7 +12,7 @@ import TokenCache
 //
 // Environment knobs (inherited by the benchmark processes):
 //   BENCH_OTHER_ITEMS   items put in other groups for `* write others` (default 10000)
-//   BENCH_FILL_SECONDS  time limit for that fill; the count reached is the `other items` metric (default 60)
+//   BENCH_FILL_SECONDS  time limit for that fill; the count reached is the `other items` metric (default 240)
 //   BENCH_LIST_ITEMS    the listing group's size (default 1000)
 //   BENCH_WIPE_ITEMS    the larger wipe's size (default 1000)
 //   BENCH_SMOKE=1       CI smoke: 2 iterations each, small groups
@@ -26,6 +26,10 @@ final class Fixture: @unchecked Sendable {
 
 let opsPerSecond = BenchmarkMetric.custom("ops/s", polarity: .prefersLarger, useScalingFactor: false)
 let otherItems = BenchmarkMetric.custom("other items", polarity: .prefersLarger, useScalingFactor: false)
+let rawMicroseconds = BenchmarkMetric.custom("raw us", polarity: .prefersSmaller, useScalingFactor: false)
+let emulatorMicroseconds = BenchmarkMetric.custom("emulator us", polarity: .prefersSmaller, useScalingFactor: false)
+/// Per iteration, the emulator's time in percent of raw libsecret's: its median is the ratio.
+let emulatorPercentOfRaw = BenchmarkMetric.custom("emulator % of raw", polarity: .prefersSmaller, useScalingFactor: false)
 
 /// BENCH_SMOKE=1: at most 2 iterations each, no warm-up, small groups (a seconds-long CI check
 /// that every benchmark still runs; its figures mean nothing).
@@ -65,7 +69,7 @@ let benchmarks: @Sendable () -> Void = {
     let listItems = environment("BENCH_LIST_ITEMS", default: smoke ? 100 : 1000)
     let wipeItems = environment("BENCH_WIPE_ITEMS", default: smoke ? 200 : 1000)
     let otherCount = environment("BENCH_OTHER_ITEMS", default: smoke ? 200 : 10_000)
-    let fillSeconds = Double(environment("BENCH_FILL_SECONDS", default: 60))
+    let fillSeconds = Double(environment("BENCH_FILL_SECONDS", default: 240))
 
     // MARK: 1. Single items, in a group of 100
 
@@ -120,6 +124,45 @@ let benchmarks: @Sendable () -> Void = {
     // like-for-like single-item comparison with raw.
     let bulkBackends: [Backend] = [.memory, .session, .persistent, .raw]
 
+    // MARK: 1b. The emulator against raw libsecret, interleaved: each iteration makes the same
+    // call both ways on the same collection (login), in alternating order, and records both
+    // times, so drift in the machine (fsync cost, other load) hits both sides alike.
+
+    for operation in ["read", "write"] {
+        Benchmark(
+            "interleaved \(operation)",
+            configuration: configuration(
+                iterations: 200, seconds: 20, warmup: 3, extra: [rawMicroseconds, emulatorMicroseconds, emulatorPercentOfRaw]),
+            closure: { (benchmark, fixture: PairFixture) throws in
+                let index = fixture.next
+                fixture.next += 1
+                let rawFirst = index % 2 == 0
+                var times: [Bool: Duration] = [:]
+                for raw in rawFirst ? [true, false] : [false, true] {
+                    let target: any Target = raw ? fixture.raw : fixture.emulator
+                    let key = raw ? index % 100 : 100 + index % 100
+                    let clock = ContinuousClock()
+                    let start = clock.now
+                    if operation == "read" {
+                        try target.read(key)
+                    } else {
+                        try target.add(200 + 2 * index + (raw ? 0 : 1), group: Names.group)
+                    }
+                    times[raw] = clock.now - start
+                }
+                benchmark.measurement(rawMicroseconds, Int((times[true] ?? .zero) / .microseconds(1)))
+                benchmark.measurement(emulatorMicroseconds, Int((times[false] ?? .zero) / .microseconds(1)))
+                let raw = max((times[true] ?? .zero) / .microseconds(1), 1)
+                benchmark.measurement(emulatorPercentOfRaw, Int(((times[false] ?? .zero) / .microseconds(1) * 100 / raw).rounded()))
+                if operation == "write" {
+                    benchmark.stopMeasurement()
+                    try fixture.raw.delete(200 + 2 * index)
+                    try fixture.emulator.delete(200 + 2 * index + 1)
+                }
+            },
+            setup: { try PairFixture() }, teardown: teardown(.raw))
+    }
+
     // MARK: 2. Listing a group of 1,000, secrets included
 
     for backend in bulkBackends {
@@ -127,7 +170,7 @@ let benchmarks: @Sendable () -> Void = {
             "\(backend.rawValue) list \(listItems)",
             configuration: backend == .memory
                 ? configuration(iterations: 500, seconds: 2)
-                : configuration(iterations: 5, seconds: 15, warmup: 1),
+                : configuration(iterations: 15, seconds: 40, warmup: 1),
             closure: { (benchmark, fixture: Fixture) throws in
                 let count = try fixture.target.list()
                 guard count == listItems else { throw BenchError("listed \(count) of \(listItems)") }
@@ -241,6 +284,21 @@ let benchmarks: @Sendable () -> Void = {
             return OthersFixture(base: base, others: others)
         },
         teardown: teardown(.persistent))
+}
+
+/// Raw libsecret and the emulator (default layout) on one keyring, both in `login`: raw holds
+/// keys 0..<100, the emulator 100..<200, so reads by each find their own.
+final class PairFixture: @unchecked Sendable {
+    let raw: any Target
+    let emulator: any Target
+    var next = 0
+
+    init() throws {
+        raw = try Backend.raw.target()
+        emulator = try Backend.default.target()
+        try raw.fill(0..<100)
+        try emulator.fill(100..<200)
+    }
 }
 
 final class OthersFixture: @unchecked Sendable {
