@@ -11,63 +11,26 @@ public struct ScenarioReport: Sendable, Codable {
         case inProcess = "in-process"
     }
 
-    public var name: String
-    public var summary: String?
-    public var file: String
-    public var mode: Mode
+    public let name: String
+    public let summary: String?
+    public let file: String
+    public let mode: Mode
     /// The storage's name (`secret-service`, `memory`).
-    public var store: String
+    public let store: String
     /// The apps' bundle IDs, in order of first use.
-    public var apps: [String]
-    public var started: Date
+    public let apps: [String]
+    public let started: Date
     /// How long the run took, in seconds.
-    public var seconds: Double
+    public let seconds: Double
     /// Every operation and control step, by start time.
-    public var timeline: [TimelineEvent]
-    public var jobs: [JobSummary]
-    public var verdicts: [ScenarioVerdict]
+    public let timeline: [TimelineEvent]
+    public let jobs: [JobSummary]
+    public let verdicts: [ScenarioVerdict]
 
     /// Whether every assertion held.
-    public var passed: Bool { verdicts.allSatisfy(\.passed) }
+    public let passed: Bool
     /// How many assertions failed.
     public var failedCount: Int { verdicts.count(where: { !$0.passed }) }
-
-    private enum CodingKeys: String, CodingKey {
-        case name, summary, file, mode, store, apps, started, seconds, timeline, jobs, verdicts, passed
-    }
-
-    /// Writes every property, and `passed`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encodeIfPresent(summary, forKey: .summary)
-        try container.encode(file, forKey: .file)
-        try container.encode(mode, forKey: .mode)
-        try container.encode(store, forKey: .store)
-        try container.encode(apps, forKey: .apps)
-        try container.encode(started, forKey: .started)
-        try container.encode(seconds, forKey: .seconds)
-        try container.encode(timeline, forKey: .timeline)
-        try container.encode(jobs, forKey: .jobs)
-        try container.encode(verdicts, forKey: .verdicts)
-        try container.encode(passed, forKey: .passed)
-    }
-
-    /// Reads a report written by ``encode(to:)``.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        summary = try container.decodeIfPresent(String.self, forKey: .summary)
-        file = try container.decode(String.self, forKey: .file)
-        mode = try container.decode(Mode.self, forKey: .mode)
-        store = try container.decode(String.self, forKey: .store)
-        apps = try container.decode([String].self, forKey: .apps)
-        started = try container.decode(Date.self, forKey: .started)
-        seconds = try container.decode(Double.self, forKey: .seconds)
-        timeline = try container.decode([TimelineEvent].self, forKey: .timeline)
-        jobs = try container.decode([JobSummary].self, forKey: .jobs)
-        verdicts = try container.decode([ScenarioVerdict].self, forKey: .verdicts)
-    }
 
     init(
         name: String, summary: String?, file: String, mode: Mode, store: String, apps: [String], started: Date,
@@ -84,5 +47,6 @@ public struct ScenarioReport: Sendable, Codable {
         self.timeline = timeline
         self.jobs = jobs
         self.verdicts = verdicts
+        passed = verdicts.allSatisfy(\.passed)
     }
 }
