@@ -86,9 +86,6 @@ public final class LineProcess: Sendable {
     /// The exit status, or -1 while it runs.
     public var exitStatus: Int32 { process.isRunning ? -1 : process.terminationStatus }
 
-    /// The process ID.
-    public var processIdentifier: Int32 { process.processIdentifier }
-
     /// What the process wrote to standard error, trimmed.
     public var errorOutput: String {
         let text = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""

@@ -103,7 +103,7 @@ public struct LoadWorker: Sendable {
                 do { try keychain.delete(.all(in: group)) } catch .itemNotFound {}
                 return .done(.wipe, key: 0, version: 0)
             case .acquire:
-                return try acquire()
+                return acquire()
             }
         } catch .itemNotFound {
             return .expected(KeychainStatus.itemNotFound.name)
@@ -113,14 +113,11 @@ public struct LoadWorker: Sendable {
     }
 
     /// Silent first; after a wipe, a sign-in (counted as an expected `interaction_required`).
-    private func acquire() throws(KeychainError) -> Outcome {
-        let user = LoadConfiguration.user(app: app)
+    private func acquire() -> Outcome {
         do {
-            _ = try tokens.acquireTokenSilent(account: user, scopes: TokenCache.defaultScopes)
-            return .done
-        } catch .interactionRequired, .accountNotFound {
-            do { _ = try tokens.signIn(username: user) } catch { return .failed(error.status) }
-            return .expected("interaction_required")
+            let result = try tokens.acquireToken(
+                account: LoadConfiguration.user(app: app), scopes: TokenCache.defaultScopes, interactive: true)
+            return result.source == .interactive ? .expected("interaction_required") : .done
         } catch {
             return .failed(error.status)
         }

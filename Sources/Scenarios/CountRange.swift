@@ -1,5 +1,5 @@
 /// A number an assertion accepts: exactly `3`, or `{at-least: 1}`, `{at-most: 2}`, or both.
-public struct CountRange: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CountRange: Sendable, Hashable, Decodable, CustomStringConvertible {
     public var atLeast: Int?
     public var atMost: Int?
 
@@ -28,11 +28,6 @@ public struct CountRange: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case atLeast = "at-least"
-        case atMost = "at-most"
-    }
-
     /// Reads `3` or `{at-least: 1, at-most: 3}`.
     public init(from decoder: any Decoder) throws {
         if let exact = try? decoder.singleValueContainer().decode(Int.self) {
@@ -52,12 +47,5 @@ public struct CountRange: Sendable, Hashable, Codable, CustomStringConvertible {
                 codingPath: decoder.codingPath, debugDescription: "at-least \(low) is more than at-most \(high)"))
         }
         self.init(atLeast: atLeast, atMost: atMost)
-    }
-
-    /// Writes `{"at-least": 1, "at-most": 3}`.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(atLeast, forKey: .atLeast)
-        try container.encodeIfPresent(atMost, forKey: .atMost)
     }
 }

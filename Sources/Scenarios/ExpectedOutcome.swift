@@ -1,7 +1,7 @@
 /// What a step asserts about its operation's outcome: `expect: ok`, `expect: errSecItemNotFound`,
 /// or `expect: {status: ok, count: 1, value: com.contoso.calendar}`. A mapping without `status`
 /// expects `ok`.
-public struct ExpectedOutcome: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct ExpectedOutcome: Sendable, Hashable, Decodable, CustomStringConvertible {
     public var status: ExpectedStatus
     /// How many items or accounts the operation returned, changed or deleted.
     public var count: CountRange?

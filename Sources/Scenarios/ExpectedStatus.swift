@@ -2,7 +2,7 @@ import SharedKeychain
 
 /// How an operation should end: `ok`, a Keychain status by name or number
 /// (`errSecItemNotFound`, `-34018`), or MSAL's `interaction_required`.
-public enum ExpectedStatus: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum ExpectedStatus: Sendable, Hashable, Decodable, CustomStringConvertible {
     case ok
     case status(KeychainStatus)
     /// A finer code than the status (`interaction_required`).
@@ -53,11 +53,5 @@ public enum ExpectedStatus: Sendable, Hashable, Codable, CustomStringConvertible
                 in: container, debugDescription: "'\(text)' is not an outcome; use one of \(names.joined(separator: ", "))")
         }
         self = parsed
-    }
-
-    /// Writes the text form.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 }

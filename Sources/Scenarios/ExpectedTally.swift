@@ -1,6 +1,6 @@
 /// What a `stop` step asserts about a background job's runs: `{runs: 10, ok: {at-least: 8},
 /// failed: 0}`.
-public struct ExpectedTally: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct ExpectedTally: Sendable, Hashable, Decodable, CustomStringConvertible {
     public var runs: CountRange?
     public var ok: CountRange?
     public var failed: CountRange?

@@ -9,6 +9,8 @@ import TokenCache
 /// MSAL token cache, on the shared store. Background jobs run on threads of their own.
 final class LocalScenarioApp: ScenarioApp {
     let bundleID: String
+    /// An app in this process never goes away on its own.
+    let exitReason: String? = nil
     private let keychain: Keychain
     private let tokens: TokenCache
     private let clock = AppClock()
@@ -47,8 +49,7 @@ final class LocalScenarioApp: ScenarioApp {
         } catch {
             outcome = OperationOutcome(started: started, seconds: 0, status: .io, message: "\(error)")
         }
-        let elapsed = ContinuousClock.now - start
-        outcome.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        outcome.seconds = (ContinuousClock.now - start) / .seconds(1)
         return outcome
     }
 
@@ -106,7 +107,10 @@ final class LocalScenarioApp: ScenarioApp {
                 username: operation.user ?? "", tenant: operation.tenant ?? "common", scopes: operation.scopes ?? TokenCache.defaultScopes)
             return Result(value: result.account.username)
         case .tokenAcquire:
-            return Result(value: try acquire(operation).source.rawValue)
+            let result = try tokens.acquireToken(
+                account: operation.account ?? "", scopes: operation.scopes ?? TokenCache.defaultScopes,
+                interactive: operation.silent != true)
+            return Result(value: result.source.rawValue)
         case .tokenAccounts:
             let accounts = try tokens.accounts()
             return Result(count: accounts.count, value: accounts.map(\.username).joined(separator: ","))
@@ -155,18 +159,6 @@ final class LocalScenarioApp: ScenarioApp {
             try keychain.update(counterQuery(operation), with: ItemChange(data: data))
         }
         return next
-    }
-
-    /// Silent first; without `silent: true`, an emulated interactive sign-in when that needs
-    /// interaction, as `token acquire` does.
-    private func acquire(_ operation: ScenarioOperation) throws(TokenCacheError) -> AuthenticationResult {
-        let account = operation.account ?? ""
-        let scopes = operation.scopes ?? TokenCache.defaultScopes
-        do {
-            return try tokens.acquireTokenSilent(account: account, scopes: scopes)
-        } catch .interactionRequired where operation.silent != true && account.contains("@") {
-            return try tokens.signIn(username: account, scopes: scopes)
-        }
     }
 }
 

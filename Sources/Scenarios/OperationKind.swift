@@ -64,7 +64,7 @@ public enum OperationKind: String, Sendable, Hashable, Codable, CaseIterable, Cu
 }
 
 /// A key of an operation step besides `app` and `do`.
-public enum OperationParameter: String, Sendable, CaseIterable, CodingKey {
+public enum OperationParameter: String, Sendable, CaseIterable {
     case account, service, group, data, generic, type, label
     case user, tenant, scopes, silent
     case wipeAccount = "wipe-account"

@@ -126,9 +126,8 @@ final class ProcessScenarioApp: ScenarioApp {
         return id
     }
 
-    /// Whether the process is gone.
-    var isClosed: Bool { state.lock.withLock { $0.closed } }
-
-    /// What the process wrote to standard error.
-    var errorOutput: String { process.errorOutput }
+    /// Set once the process is gone: what it wrote to standard error.
+    var exitReason: String? {
+        state.lock.withLock { $0.closed } ? "its process exited: \(process.errorOutput)" : nil
+    }
 }

@@ -2,6 +2,8 @@
 /// process of its own (``ProcessScenarioApp``). Every call may come from any thread.
 protocol ScenarioApp: Sendable {
     var bundleID: String { get }
+    /// Why the app is gone (its process exited, and what it said), or nil while it runs.
+    var exitReason: String? { get }
     /// Performs `operation` and says how it ended; failures are outcomes, not errors.
     func perform(_ operation: ScenarioOperation) -> OperationOutcome
     /// Starts `job`; `onRun` is called after each run, from the job's own thread.

@@ -154,8 +154,8 @@ private final class Run: Sendable {
         case .wait(.job(let name, let runs)):
             let app = app(jobApps.withLock { $0[name] } ?? "")
             let target = runs ?? scenario.job(named: name)?.times ?? 1
-            guard jobs.wait(for: name, runs: target, isGone: { (app as? ProcessScenarioApp)?.isClosed ?? false }) else {
-                throw .appFailed(app: app.bundleID, reason: "its process exited while job '\(name)' ran: \((app as? ProcessScenarioApp)?.errorOutput ?? "")")
+            guard jobs.wait(for: name, runs: target, isGone: { app.exitReason != nil }) else {
+                throw .appFailed(app: app.bundleID, reason: "\(app.exitReason ?? "it went away") (job '\(name)' was running)")
             }
         case .stop(let name, let expect):
             let bundleID = jobApps.withLock { $0.removeValue(forKey: name) } ?? ""
@@ -219,6 +219,7 @@ extension Scenario {
 /// Stands in for an app the validator would have refused: every operation fails.
 private struct MissingApp: ScenarioApp {
     let bundleID: String
+    let exitReason: String? = nil
     func perform(_ operation: ScenarioOperation) -> OperationOutcome {
         OperationOutcome(started: Date(), seconds: 0, status: .param, message: "\(bundleID) is not an app of the scenario")
     }

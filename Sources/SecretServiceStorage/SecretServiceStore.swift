@@ -430,14 +430,10 @@ public final class SecretServiceStore: ItemStore {
     /// Deletes every item of `group` by deleting its collection: one call, after one search of
     /// the collection to count them (per-group layout only).
     private func deleteWholeGroup(_ group: String, _ service: ServiceHandle) throws -> Int {
-        let paths = try search(ItemAttributes.matching(ItemQuery(groups: [group]), in: group), group: group, service).unlocked
-        guard !paths.isEmpty, let collection = paths.first.map(CollectionDirectory.collection(ofItem:)) else {
-            // A locked collection hides its items from searches (as after a daemon restart):
-            // nothing found must not mean nothing deleted.
-            let collection = relevantCollection(for: group)
-            if try isLocked(collection, service) { try handleLocked(collection, service) }
-            return 0
-        }
+        // Nothing found in a locked collection is .locked there, not "nothing deleted".
+        let paths = try searchUnlocked(ItemAttributes.matching(ItemQuery(groups: [group]), in: group), group: group, service)
+        guard let first = paths.first else { return 0 }
+        let collection = CollectionDirectory.collection(ofItem: first)
         do {
             try client.deleteCollection(service, path: collection)
         } catch {

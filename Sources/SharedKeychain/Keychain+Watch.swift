@@ -11,8 +11,7 @@ extension Keychain {
     ///   may not use; ``KeychainError/invalidParameter(_:)`` (errSecParam) when the store cannot
     ///   be watched (it does not conform to ``ItemWatching``); the store's own failures.
     public func watch(group: String? = nil) throws(KeychainError) -> ItemWatch {
-        let groups = try group.map { (group) throws(KeychainError) in [try entitled(group)] }
-            ?? app.accessGroups.map(\.rawValue)
+        let groups = try resolve(.all(in: group)).groups
         guard let watchable = store as? any ItemWatching else {
             throw .invalidParameter(
                 "the '\(store.name)' store cannot be watched: it does not report changes (watching needs the Secret Service or the in-memory store)"

@@ -49,6 +49,14 @@ struct GlobalOptions: ParsableArguments {
             .appendingPathComponent(".local/state/shared-keychain", isDirectory: true)
     }
 
+    /// The options a worker process of this command needs to reach the same storage.
+    var workerArguments: [String] {
+        ["--state-dir", stateDirectoryURL.path, "--keyring", keyring.rawValue, "--timeout", String(timeout)]
+    }
+
+    /// This executable, which runs the worker processes of `load` and `scenario run`.
+    static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
+
     var logger: Logger {
         var logger = Logger(label: "shared-keychain") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .debug : .warning

@@ -99,16 +99,12 @@ struct LoadCommand: ReportingCommand {
 
     /// Workers are this executable, run as `load-worker` on the same storage.
     private func fleet(apps: Int) -> WorkerFleet {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let state = global.stateDirectoryURL.path
-        let keyring = global.keyring.rawValue
-        let timeout = String(global.timeout)
+        let common = global.workerArguments
         let options = (mix, items, valueSize, duration, operations, warmup, seed, team)
-        return WorkerFleet(executable: executable) { app, resultFile in
-            var arguments = ["load-worker", "--app-index", "\(app)", "--apps", "\(apps)", "--result", resultFile.path,
-                             "--state-dir", state, "--keyring", keyring, "--timeout", timeout,
-                             "--mix", options.0, "--items", "\(options.1)", "--value-size", "\(options.2)",
-                             "--duration", "\(options.3)", "--warmup", "\(options.5)", "--seed", "\(options.6)", "--team", options.7]
+        return WorkerFleet(executable: GlobalOptions.executable) { app, resultFile in
+            var arguments = ["load-worker", "--app-index", "\(app)", "--apps", "\(apps)", "--result", resultFile.path] + common
+            arguments += ["--mix", options.0, "--items", "\(options.1)", "--value-size", "\(options.2)",
+                          "--duration", "\(options.3)", "--warmup", "\(options.5)", "--seed", "\(options.6)", "--team", options.7]
             if let operations = options.4 { arguments += ["--operations", "\(operations)"] }
             return arguments
         }

@@ -87,9 +87,10 @@ enum Output {
     static let standardOutput = Stream(handle: .standardOutput)
     static let standardError = Stream(handle: .standardError)
 
-    static func json(_ value: some Encodable) -> String {
+    /// `value` as JSON with sorted keys; `pretty: false` for one line (NDJSON).
+    static func json(_ value: some Encodable, pretty: Bool = true) -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         // Encoding our own plain value types cannot fail; fall back to an empty object if it did.
         guard let data = try? encoder.encode(value) else { return "{}" }

@@ -73,7 +73,7 @@ struct ScenarioRunCommand: ReportingCommand {
             Output.standardOutput.write(text.header(mode: inProcess ? "in process" : "as processes", store: session.store.name))
         }
         let json = global.json
-        let report = try runner.run(launcher: inProcess ? .inProcess : .processes(executable: Self.executable, arguments: workerArguments)) { event in
+        let report = try runner.run(launcher: inProcess ? .inProcess : .processes(executable: GlobalOptions.executable, arguments: workerArguments)) { event in
             if !json { Output.standardOutput.write(text.line(event)) }
         }
         if json {
@@ -84,19 +84,13 @@ struct ScenarioRunCommand: ReportingCommand {
         if !report.passed { throw ExitCode(Self.assertionFailedExitCode) }
     }
 
-    /// This executable, for the app processes.
-    static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
-
     /// An app process: this tool as `scenario-worker` on the same storage.
     private var workerArguments: @Sendable (String) -> [String] {
-        let state = global.stateDirectoryURL.path
-        let keyring = global.keyring.rawValue
-        let timeout = String(global.timeout)
+        let common = global.workerArguments
         let file = URL(fileURLWithPath: file).path
         let suite = suite.map { URL(fileURLWithPath: $0).path }
         return { bundleID in
-            ["scenario-worker", file, "--app", bundleID, "--state-dir", state, "--keyring", keyring, "--timeout", timeout]
-                + (suite.map { ["--suite", $0] } ?? [])
+            ["scenario-worker", file, "--app", bundleID] + common + (suite.map { ["--suite", $0] } ?? [])
         }
     }
 }

@@ -22,18 +22,8 @@ struct TokenAcquireCommand: ReportingCommand {
     var silent = false
 
     func execute() throws {
-        let result = try acquire(with: tokens.tokenCache(global, app: app))
+        let result = try tokens.tokenCache(global, app: app).acquireToken(account: account, scopes: scopes, interactive: !silent)
         let view = AuthenticationJSON(result, options: tokens)
         if global.json { Output.printJSON(view) } else { Output.standardOutput.write(view.text) }
-    }
-
-    // A function of its own: Swift 6.3 crashes compiling a `let` assigned in both a `do` and a
-    // typed `catch` pattern.
-    private func acquire(with cache: TokenCache) throws(TokenCacheError) -> AuthenticationResult {
-        do {
-            return try cache.acquireTokenSilent(account: account, scopes: scopes)
-        } catch .interactionRequired where !silent && account.contains("@") {
-            return try cache.signIn(username: account, scopes: scopes)
-        }
     }
 }

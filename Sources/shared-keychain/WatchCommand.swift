@@ -108,7 +108,7 @@ private struct EventPrinter: Sendable {
         let time = event.time.formatted(Self.timeFormat)
         let line: String
         if json {
-            line = Self.encode(EventJSON(event, time: time))
+            line = Output.json(EventJSON(event, time: time), pretty: false)
         } else {
             line = [time, event.kind.rawValue, event.group, event.account, event.service, event.creator ?? "-"]
                 .joined(separator: "  ")
@@ -119,14 +119,6 @@ private struct EventPrinter: Sendable {
         } catch {
             return false
         }
-    }
-
-    private static func encode(_ value: EventJSON) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain strings cannot fail; an empty object would show if it did.
-        guard let data = try? encoder.encode(value) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
     }
 }
 
