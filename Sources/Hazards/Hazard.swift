@@ -41,7 +41,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .removeAccountFamily: "guarded delete, audit journal"
         case .ungroupedDelete: "guarded delete on the shared groups, audit journal"
         case .probeClobber: "a probe item per app (its account includes the bundle ID)"
-        case .lostUpdate: "a counter item per app (no shared read-modify-write item); the total is their sum"
+        case .lostUpdate: "compare-and-swap: each write is an update if-version the version read; a conflict re-reads and retries"
         }
     }
 

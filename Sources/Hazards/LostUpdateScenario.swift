@@ -3,8 +3,9 @@ import SharedKeychain
 
 /// `lost-update`: two apps increment one shared JSON counter item by read-modify-write with no
 /// lock, as apps sharing one cache blob do; increments made between another app's read and its
-/// write are overwritten. Mitigated: each app increments a counter item of its own (no shared
-/// read-modify-write item) and readers add them up.
+/// write are overwritten. Mitigated: the same shared counter, written with the project's
+/// compare-and-swap (an update `ifVersion` the version read); an app whose write finds the item
+/// changed reads it again and retries, so every increment lands.
 struct LostUpdateScenario {
     let store: any ItemStore
     let mitigated: Bool
@@ -26,18 +27,24 @@ struct LostUpdateScenario {
         defer { suite.cleanUp([group]) }
         var report = HazardReport(hazard: Hazard.lostUpdate.rawValue, mitigated: mitigated, store: store.name)
         report.groups = [group]
-        report.mitigations = mitigated ? ["per-app-items"] : []
+        report.mitigations = mitigated ? ["compare-and-swap"] : []
         let apps = try [MicrosoftApps.mail, MicrosoftApps.calendar].map { try suite.app($0, groups: ["com.contoso.counters"]) }
-        let accounts = apps.map { mitigated ? "\(Self.counterAccount).\($0.bundleID)" : Self.counterAccount }
+        let accounts = apps.map { _ in Self.counterAccount }
         for (app, account) in zip(apps, accounts) where (try? app.keychain.first(KeychainQuery(group: group, account: account))) == nil {
             try app.keychain.add(NewItem(account: account, service: Self.counterService, group: group, data: try JSONEncoder().encode(Counter())))
         }
-        report.step("\(apps.count) apps each increment \(mitigated ? "a counter item of their own" : "the shared counter '\(Self.counterAccount)'") \(Self.increments) times by read-modify-write, at the same time")
+        report.step("\(apps.count) apps each increment the shared counter '\(Self.counterAccount)' \(Self.increments) times by read-modify-write\(mitigated ? " with compare-and-swap" : ""), at the same time")
 
-        let errors = ConcurrentApps.run(apps.count) { index in
-            Self.increment(apps[index], account: accounts[index], group: group)
-        }.compactMap { $0 }
-        if let error = errors.first { throw error }
+        let outcomes = ConcurrentApps.run(apps.count) { index in
+            Self.increment(apps[index], account: accounts[index], group: group, compareAndSwap: mitigated)
+        }
+        var retries = 0
+        for outcome in outcomes {
+            switch outcome {
+            case .success(let retried): retries += retried
+            case .failure(let error): throw error
+            }
+        }
 
         var final = 0
         var landed: [String: Int] = [:]
@@ -57,30 +64,44 @@ struct LostUpdateScenario {
         report.record("expected count", expected)
         report.record("final count", final)
         report.record("lost updates", expected - final)
+        if mitigated {
+            report.step("\(retries) writes found the counter changed since they read it (errSKVersionConflict) and were retried")
+            report.record("retried writes", retries)
+        }
         report.verdict = final == expected
             ? "no update lost: \(final) of \(expected)"
             : "\(expected - final) of \(expected) updates lost: each app overwrote increments the other made between its read and its write"
         if mitigated {
-            report.limits = ["per-app items avoid the race only for data each app can own; a value every app must change needs a lock (msal-extensions' lock file) or a compare-and-swap the keychain does not offer"]
+            report.limits = ["compare-and-swap is this emulator's, not Apple's: real Keychain Services has no conditional update, so apps on a device still need a lock (msal-extensions' lock file) or data each app owns"]
         }
         return report
     }
 
-    /// The app's increments; the error that stopped them, if any.
-    static func increment(_ app: SimulatedApp, account: String, group: String) -> KeychainError? {
+    /// The app's increments; how many writes were retried after a version conflict, or the
+    /// error that stopped them.
+    static func increment(_ app: SimulatedApp, account: String, group: String, compareAndSwap: Bool) -> Result<Int, KeychainError> {
         let query = KeychainQuery(group: group, account: account, service: counterService)
-        do {
+        var retries = 0
+        do throws(KeychainError) {
             for _ in 0..<increments {
-                var counter = (try? JSONDecoder().decode(Counter.self, from: try app.keychain.first(query).data)) ?? Counter()
-                Thread.sleep(forTimeInterval: pause)
-                counter.count += 1
-                counter.by[app.bundleID, default: 0] += 1
-                let data = (try? JSONEncoder().encode(counter)) ?? Data()
-                try app.keychain.update(query, with: ItemChange(data: data))
+                while true {
+                    let item = try app.keychain.first(query)
+                    var counter = (try? JSONDecoder().decode(Counter.self, from: item.data)) ?? Counter()
+                    Thread.sleep(forTimeInterval: pause)
+                    counter.count += 1
+                    counter.by[app.bundleID, default: 0] += 1
+                    let data = (try? JSONEncoder().encode(counter)) ?? Data()
+                    do throws(KeychainError) {
+                        try app.keychain.update(query, with: ItemChange(data: data, ifVersion: compareAndSwap ? item.version : nil))
+                        break
+                    } catch where error.status == .versionConflict {
+                        retries += 1
+                    }
+                }
             }
-            return nil
+            return .success(retries)
         } catch {
-            return error
+            return .failure(error)
         }
     }
 }

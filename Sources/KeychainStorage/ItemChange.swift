@@ -1,6 +1,11 @@
 import Foundation
 
 /// The attributes an update sets; `nil` leaves an attribute as it is.
+///
+/// ``ifVersion`` is not a change but a precondition: with it, the update is a compare-and-swap
+/// that applies only when every matched item is still at that ``StoredItem/version``; otherwise
+/// nothing changes and it fails with ``StorageError/versionConflict(_:expected:found:)``.
+/// Keychain Services has no such thing; it is the project's mitigation for lost updates.
 public struct ItemChange: Sendable, Hashable {
     public var account: String?
     public var service: String?
@@ -8,6 +13,8 @@ public struct ItemChange: Sendable, Hashable {
     public var type: Int?
     public var label: String?
     public var data: Data?
+    /// Apply only to items at this version (compare-and-swap); nil: unconditionally.
+    public var ifVersion: UInt64?
 
     public init(
         account: String? = nil,
@@ -15,7 +22,8 @@ public struct ItemChange: Sendable, Hashable {
         generic: Data? = nil,
         type: Int? = nil,
         label: String? = nil,
-        data: Data? = nil
+        data: Data? = nil,
+        ifVersion: UInt64? = nil
     ) {
         self.account = account
         self.service = service
@@ -23,9 +31,11 @@ public struct ItemChange: Sendable, Hashable {
         self.type = type
         self.label = label
         self.data = data
+        self.ifVersion = ifVersion
     }
 
-    /// True when the change sets nothing (Keychain Services calls that errSecParam).
+    /// True when the change sets nothing (Keychain Services calls that errSecParam); a
+    /// precondition alone changes nothing.
     public var isEmpty: Bool {
         account == nil && service == nil && generic == nil && type == nil && label == nil && data == nil
     }
@@ -33,7 +43,8 @@ public struct ItemChange: Sendable, Hashable {
     /// True when the change can move an item to another primary key.
     public var touchesPrimaryKey: Bool { account != nil || service != nil }
 
-    /// `item` with the change applied and its modification date set to `date`.
+    /// `item` with the change applied, its modification date set to `date` and its version
+    /// one higher.
     public func applied(to item: StoredItem, at date: Date) -> StoredItem {
         var changed = item
         if let account { changed.account = account }
@@ -43,6 +54,7 @@ public struct ItemChange: Sendable, Hashable {
         if let label { changed.label = label }
         if let data { changed.data = data }
         changed.modificationDate = date
+        changed.version = item.version &+ 1
         return changed
     }
 }

@@ -3,6 +3,9 @@
 public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An item with this primary key exists already.
     case duplicateItem(PrimaryKey)
+    /// A conditional update (``ItemChange/ifVersion``) found the item at another version:
+    /// someone changed it since it was read. Nothing was changed.
+    case versionConflict(PrimaryKey, expected: UInt64, found: UInt64)
     /// The collection holding the items is locked; the caller cannot be prompted.
     case locked(collection: String)
     /// No storage is reachable; the message says what to start or install.
@@ -21,6 +24,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .duplicateItem(let key):
             "an item with \(key) already exists"
+        case .versionConflict(let key, let expected, let found):
+            "the item with \(key) is at version \(found), not \(expected): it changed since it was read; read it again and retry"
         case .locked(let collection):
             "the keyring collection '\(collection)' is locked and no prompt is allowed; unlock it (for the private keyring: `shared-keychain keyring start`)"
         case .unavailable(let message):

@@ -21,6 +21,9 @@ public struct StoredItem: Sendable, Hashable, Codable {
     public var modificationDate: Date
     /// The secret. Never logged, never printed by default.
     public var data: Data
+    /// How many times the item was written: 1 when added, one more with every update. Not an
+    /// Apple attribute: the project's compare-and-swap (``ItemChange/ifVersion``) rests on it.
+    public var version: UInt64
 
     public init(
         group: String,
@@ -32,7 +35,8 @@ public struct StoredItem: Sendable, Hashable, Codable {
         creator: String? = nil,
         creationDate: Date,
         modificationDate: Date,
-        data: Data
+        data: Data,
+        version: UInt64 = 1
     ) {
         self.group = group
         self.account = account
@@ -44,6 +48,27 @@ public struct StoredItem: Sendable, Hashable, Codable {
         self.creationDate = creationDate
         self.modificationDate = modificationDate
         self.data = data
+        self.version = version
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case group, account, service, generic, type, label, creator, creationDate, modificationDate, data, version
+    }
+
+    /// Decodes an item; files written before items had versions read as version 1.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        group = try container.decode(String.self, forKey: .group)
+        account = try container.decode(String.self, forKey: .account)
+        service = try container.decode(String.self, forKey: .service)
+        generic = try container.decodeIfPresent(Data.self, forKey: .generic)
+        type = try container.decodeIfPresent(Int.self, forKey: .type)
+        label = try container.decodeIfPresent(String.self, forKey: .label)
+        creator = try container.decodeIfPresent(String.self, forKey: .creator)
+        creationDate = try container.decode(Date.self, forKey: .creationDate)
+        modificationDate = try container.decode(Date.self, forKey: .modificationDate)
+        data = try container.decode(Data.self, forKey: .data)
+        version = try container.decodeIfPresent(UInt64.self, forKey: .version) ?? 1
     }
 
     public var primaryKey: PrimaryKey {

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What an update does to the items it matched, worked out before anything is written, so a
-/// backend can refuse a change that would give two items one primary key and change nothing.
+/// backend can refuse a change that would give two items one primary key, or a compare-and-swap
+/// whose item moved on, and change nothing.
 public struct UpdatePlan: Sendable {
     /// Each matched item with its replacement, in the order they were matched.
     public let replacements: [(old: StoredItem, new: StoredItem)]
@@ -13,6 +14,9 @@ public struct UpdatePlan: Sendable {
         at date: Date,
         isTaken: (PrimaryKey) throws(StorageError) -> Bool
     ) throws(StorageError) {
+        if let expected = change.ifVersion, let stale = matched.first(where: { $0.version != expected }) {
+            throw .versionConflict(stale.primaryKey, expected: expected, found: stale.version)
+        }
         let replacements = matched.map { (old: $0, new: change.applied(to: $0, at: date)) }
         if change.touchesPrimaryKey {
             let vacated = Set(matched.map(\.primaryKey))

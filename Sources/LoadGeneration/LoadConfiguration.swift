@@ -37,12 +37,37 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
         self.team = team
     }
 
+    /// The bounds of each setting, so a typo cannot exhaust memory or run for years.
+    public enum Limits {
+        public static let apps: ClosedRange<Int> = 1...256
+        public static let itemsPerApp: ClosedRange<Int> = 1...100_000
+        /// At least room for the value's owner and version; at most 1 MiB per item.
+        public static let valueSize: ClosedRange<Int> = 32...(1 << 20)
+        /// apps x items x value size: what the keyring ends up holding.
+        public static let totalBytes = 256 << 20
+        public static let duration: ClosedRange<Double> = 0...86_400
+        public static let operations: ClosedRange<Int> = 1...100_000_000
+        public static let warmup: ClosedRange<Double> = 0...3_600
+    }
+
+    /// Checks every setting against ``Limits``; the error names the option and its range.
     public func validate() throws(LoadError) {
-        guard apps >= 1 else { throw .invalidConfiguration("--apps must be at least 1") }
-        guard itemsPerApp >= 1 else { throw .invalidConfiguration("--items must be at least 1") }
-        guard valueSize >= 32 else { throw .invalidConfiguration("--value-size must be at least 32 bytes (the value carries its owner and version)") }
-        guard duration > 0 || (operations ?? 0) > 0 else { throw .invalidConfiguration("give a positive --duration or --operations") }
-        guard warmup >= 0 else { throw .invalidConfiguration("--warmup cannot be negative") }
+        do {
+            try InputValidation.check(apps, "--apps", in: Limits.apps)
+            try InputValidation.check(itemsPerApp, "--items", in: Limits.itemsPerApp)
+            try InputValidation.check(valueSize, "--value-size", in: Limits.valueSize, unit: "bytes")
+            try InputValidation.check(duration, "--duration", in: Limits.duration, unit: "seconds")
+            if let operations { try InputValidation.check(operations, "--operations", in: Limits.operations) }
+            try InputValidation.check(warmup, "--warmup", in: Limits.warmup, unit: "seconds")
+        } catch {
+            throw .invalidConfiguration(error.message)
+        }
+        let total = apps * itemsPerApp * valueSize
+        guard total <= Limits.totalBytes else {
+            throw .invalidConfiguration(
+                "--apps x --items x --value-size is \(total) bytes; the limit is \(Limits.totalBytes) (256 MiB): fewer items or smaller values")
+        }
+        guard duration > 0 || operations != nil else { throw .invalidConfiguration("give a positive --duration or --operations") }
         do { _ = try TeamIdentifier(team) } catch { throw .invalidConfiguration(error.description) }
     }
 

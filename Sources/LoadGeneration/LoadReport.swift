@@ -23,8 +23,9 @@ public struct LoadReport: Sendable, Codable, Hashable {
     public var unexpectedErrors: Int
     public var consistency: ConsistencyReport
 
-    /// True when nothing was lost and nothing failed unexpectedly.
-    public var passed: Bool { unexpectedErrors == 0 && consistency.isConsistent }
+    /// True when operations were measured, nothing was lost and nothing failed unexpectedly.
+    /// A run that measured nothing proves nothing, so it does not pass.
+    public var passed: Bool { totalOperations > 0 && unexpectedErrors == 0 && consistency.isConsistent }
 
     public init(configuration: LoadConfiguration, mode: Mode, backend: String, results: [WorkerResult], consistency: ConsistencyReport) {
         self.configuration = configuration

@@ -27,9 +27,8 @@ public struct BackgroundJob: Sendable, Hashable, Codable {
         operation = try ScenarioOperation(from: container, alongside: Self.ownKeys, in: "a background step")
         name = try container.decode(String.self, "background")
         app = try container.decode(String.self, "app")
-        every = try container.decodeIfPresent(ScenarioDuration.self, "every") ?? ScenarioDuration(seconds: 0)
-        times = try container.decodeIfPresent(Int.self, "times")
-        if let times, times < 1 { throw container.failure("times", "times must be at least 1") }
+        every = try container.pauseIfPresent("every") ?? ScenarioDuration(seconds: 0)
+        times = try container.countIfPresent("times")
         if name.trimmingCharacters(in: .whitespaces).isEmpty { throw container.failure("background", "a job needs a name") }
     }
 }

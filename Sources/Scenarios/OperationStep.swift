@@ -24,6 +24,6 @@ public struct OperationStep: Sendable, Hashable, Decodable {
         operation = try ScenarioOperation(from: container, alongside: Self.ownKeys, in: "an operation step")
         app = try container.decode(String.self, "app")
         expect = try container.decodeIfPresent(ExpectedOutcome.self, "expect")
-        delay = try container.decodeIfPresent(ScenarioDuration.self, "delay")
+        delay = try container.pauseIfPresent("delay")
     }
 }

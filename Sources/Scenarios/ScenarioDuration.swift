@@ -11,9 +11,15 @@ public struct ScenarioDuration: Sendable, Hashable, Codable, Comparable, CustomS
         self.seconds = seconds
     }
 
+    /// The longest duration a file may give (`advance-clock` included): ten years.
+    public static let longest = ScenarioDuration(seconds: 315_360_000)
+    /// The longest pause (`wait`, `every`, `delay`): a day.
+    public static let longestPause = ScenarioDuration(seconds: 86_400)
+
     private static let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
 
-    /// Parses `250ms`, `2s`, `10m`, `2h` or `1.5`; nil for anything else, or a negative length.
+    /// Parses `250ms`, `2s`, `10m`, `2h` or `1.5`; nil for anything else, a negative length, or
+    /// one longer than ``longest``.
     public init?(parsing text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         var number = Substring(trimmed)
@@ -24,7 +30,9 @@ public struct ScenarioDuration: Sendable, Hashable, Codable, Comparable, CustomS
             scale = unit.seconds
             break
         }
-        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0 else { return nil }
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0,
+            value * scale <= Self.longest.seconds
+        else { return nil }
         seconds = value * scale
     }
 
@@ -40,8 +48,9 @@ public struct ScenarioDuration: Sendable, Hashable, Codable, Comparable, CustomS
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let number = try? container.decode(Double.self) {
-            guard number.isFinite, number >= 0 else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a duration cannot be negative")
+            guard number.isFinite, number >= 0, number <= Self.longest.seconds else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "a duration must be from 0 to \(Self.longest) (\(Int(Self.longest.seconds)) seconds); got \(number)")
             }
             self.init(seconds: number)
             return
@@ -49,7 +58,7 @@ public struct ScenarioDuration: Sendable, Hashable, Codable, Comparable, CustomS
         let text = try container.decode(String.self)
         guard let parsed = ScenarioDuration(parsing: text) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "'\(text)' is not a duration; write 250ms, 2s, 10m, 2h or a number of seconds")
+                in: container, debugDescription: "'\(text)' is not a duration from 0 to \(Self.longest); write 250ms, 2s, 10m, 2h or a number of seconds")
         }
         self = parsed
     }

@@ -32,4 +32,23 @@ extension KeyedDecodingContainer where Key == StepKey {
     func failure(_ name: String, _ message: String) -> DecodingError {
         .dataCorrupted(.init(codingPath: codingPath + [StepKey(name)], debugDescription: message))
     }
+
+    /// A pause (`wait`, `every`, `delay`) at `name`, at most a day: a longer one is a typo that
+    /// would hang the run.
+    func pauseIfPresent(_ name: String) throws -> ScenarioDuration? {
+        guard let pause = try decodeIfPresent(ScenarioDuration.self, name) else { return nil }
+        guard pause <= ScenarioDuration.longestPause else {
+            throw failure(name, "\(name) must be at most \(ScenarioDuration.longestPause); got \(pause)")
+        }
+        return pause
+    }
+
+    /// A count of runs (`times`, `runs`) at `name`, from 1 to a million.
+    func countIfPresent(_ name: String) throws -> Int? {
+        guard let count = try decodeIfPresent(Int.self, name) else { return nil }
+        guard (1...1_000_000).contains(count) else {
+            throw failure(name, "\(name) must be a whole number from 1 to 1000000; got \(count)")
+        }
+        return count
+    }
 }

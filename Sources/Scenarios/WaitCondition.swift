@@ -5,16 +5,15 @@ public enum WaitCondition: Sendable, Hashable {
     case job(String, runs: Int?)
 
     init(from container: KeyedDecodingContainer<StepKey>) throws {
-        if let duration = try? container.decode(ScenarioDuration.self, "wait") {
+        if (try? container.decode(ScenarioDuration.self, "wait")) != nil, let duration = try container.pauseIfPresent("wait") {
             self = .time(duration)
             return
         }
         guard let condition = try? container.nestedContainer(keyedBy: StepKey.self, forKey: StepKey("wait")) else {
-            throw container.failure("wait", "wait takes a duration (250ms, 2s) or {job: NAME, runs: N}")
+            throw container.failure("wait", "wait takes a duration up to 24h (250ms, 2s) or {job: NAME, runs: N}")
         }
         try condition.rejectUnknownKeys(allowed: ["job", "runs"], in: "wait")
-        let runs = try condition.decodeIfPresent(Int.self, "runs")
-        if let runs, runs < 1 { throw condition.failure("runs", "runs must be at least 1") }
+        let runs = try condition.countIfPresent("runs")
         self = .job(try condition.decode(String.self, "job"), runs: runs)
     }
 }

@@ -61,6 +61,23 @@ final class BusProbe {
         }
     }
 
+    /// Whether the Secret Service owning `name` answers a call served by its main loop (a
+    /// property read) within the probe's timeout. A daemon stopped with SIGSTOP, or hung, still
+    /// owns its name on the bus but does not answer.
+    func answers(_ name: String) -> Bool {
+        let type = g_variant_type_new("(v)")
+        defer { g_variant_type_free(type) }
+        let reply = try? CallDeadline.run(seconds: timeout, call: "Properties.Get") { cancellable, error in
+            g_dbus_connection_call_sync(
+                connection, name, "/org/freedesktop/secrets", "org.freedesktop.DBus.Properties", "Get",
+                Variant.tuple([Variant.string("org.freedesktop.Secret.Service"), Variant.string("Collections")]),
+                type, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, &error)
+        }
+        guard let reply else { return false }
+        g_variant_unref(reply)
+        return true
+    }
+
     private func busCall(_ method: String, _ argument: OpaquePointer, replyType: String) throws(GLibFailure) -> OpaquePointer {
         let type = g_variant_type_new(replyType)
         defer { g_variant_type_free(type) }

@@ -19,7 +19,8 @@ import KeychainStorage
 /// `modificationDate` (integer milliseconds since 1970); `creationTime` and `modificationTime`
 /// (the exact `Date` as seconds since 2001-01-01, a double, so dates round-trip bit for bit; a
 /// reader that wants milliseconds ignores them); `sequence` (the item's place in its group's
-/// insertion order: a nanosecond clock reading taken when it got its primary key).
+/// insertion order: a nanosecond clock reading taken when it got its primary key); `version`
+/// (the item's write count, absent in items written before versions existed: read as 1).
 struct ItemEnvelope: Sendable {
     static let magic = Array("SKCITEM1".utf8)
     static let contentType = "application/x-shared-keychain-item"
@@ -48,6 +49,7 @@ struct ItemEnvelope: Sendable {
         var creationTime: Double?
         var modificationTime: Double?
         var sequence: UInt64
+        var version: UInt64?
     }
 
     func encoded() throws -> Data {
@@ -64,7 +66,8 @@ struct ItemEnvelope: Sendable {
             modificationDate: Self.milliseconds(item.modificationDate),
             creationTime: item.creationDate.timeIntervalSinceReferenceDate,
             modificationTime: item.modificationDate.timeIntervalSinceReferenceDate,
-            sequence: sequence)
+            sequence: sequence,
+            version: item.version)
         let json = try JSONEncoder().encode(header)
         var bytes = Data(capacity: Self.magic.count + 4 + json.count + item.data.count)
         bytes.append(contentsOf: Self.magic)
@@ -109,7 +112,8 @@ struct ItemEnvelope: Sendable {
             creator: header.creator,
             creationDate: date(exact: header.creationTime, milliseconds: header.creationDate),
             modificationDate: date(exact: header.modificationTime, milliseconds: header.modificationDate),
-            data: bytes.subdata(in: headerRange.upperBound ..< bytes.endIndex))
+            data: bytes.subdata(in: headerRange.upperBound ..< bytes.endIndex),
+            version: header.version ?? 1)
         return ItemEnvelope(item: item, sequence: header.sequence)
     }
 

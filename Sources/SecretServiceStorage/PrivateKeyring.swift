@@ -146,17 +146,21 @@ public final class PrivateKeyring: Sendable {
     private func status(saved: KeyringState?) -> KeyringStatus {
         guard let saved, ProcessTable.isRunning(saved.busPid, named: "dbus-daemon") else {
             return KeyringStatus(
-                running: false, pid: nil, busPid: nil, bus: saved?.bus ?? busAddress, stateDirectory: stateDirectory.path)
+                running: false, responding: false, pid: nil, busPid: nil, bus: saved?.bus ?? busAddress,
+                stateDirectory: stateDirectory.path)
         }
         var pid: Int32?
+        var responding = false
         if let probe = try? BusProbe(address: saved.bus, timeout: 2),
             let owner = probe.processID(of: Self.secretServiceName),
             ProcessTable.isRunning(owner, named: "gnome-keyring-daemon")
         {
             pid = owner
+            responding = probe.answers(Self.secretServiceName)
         }
         return KeyringStatus(
-            running: pid != nil, pid: pid, busPid: saved.busPid, bus: saved.bus, stateDirectory: stateDirectory.path)
+            running: pid != nil, responding: responding, pid: pid, busPid: saved.busPid, bus: saved.bus,
+            stateDirectory: stateDirectory.path)
     }
 
     // MARK: Starting the daemons
@@ -272,11 +276,28 @@ public final class PrivateKeyring: Sendable {
 
     private func prepareDirectories() throws(PrivateKeyringError) {
         let path = stateDirectory.path
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            // Somebody's existing directory: use it only if it is already private to us. Its
+            // mode is never changed: it may be a directory the user shares on purpose.
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw .stateDirectory(path: path, reason: "it exists and is not a directory")
+            }
+            guard info.st_uid == getuid() else {
+                throw .stateDirectory(path: path, reason: "it belongs to another user")
+            }
+            guard info.st_mode & 0o077 == 0 else {
+                throw .stateDirectory(
+                    path: path,
+                    reason: "others may read it (mode \(String(info.st_mode & 0o777, radix: 8))); name a new directory, which is created private, or make this one private yourself (chmod 700)")
+            }
+            guard access(path, W_OK | X_OK) == 0 else {
+                throw .stateDirectory(path: path, reason: "it is not writable")
+            }
+        }
         do {
             try FileManager.default.createDirectory(
                 at: stateDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            // Ours alone, even when it existed before.
-            guard chmod(path, 0o700) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM) }
             for directory in [dataDirectory, runtimeDirectory, servicesDirectory, lockDirectory] {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

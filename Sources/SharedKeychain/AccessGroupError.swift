@@ -4,6 +4,8 @@ public enum AccessGroupError: Error, Sendable, Equatable, CustomStringConvertibl
     case malformedGroup(entry: String, reason: String)
     case foreignTeam(entry: String, team: String, appTeam: String)
     case invalidBundleID(String)
+    /// More keychain access groups than ``AppIdentity/maxAccessGroups``.
+    case tooManyGroups(count: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -15,6 +17,8 @@ public enum AccessGroupError: Error, Sendable, Equatable, CustomStringConvertibl
             "access group '\(entry)' belongs to team \(team), but the app's team is \(appTeam); an app can only be entitled to its own team's groups"
         case .invalidBundleID(let value):
             "'\(value)' is not a bundle ID: use letters, digits, '-' and '.', like 'com.contoso.mail'"
+        case .tooManyGroups(let count, let limit):
+            "the app lists \(count) keychain access groups; at most \(limit) are supported (real apps list a handful; every ungrouped query searches each one)"
         }
     }
 }

@@ -7,7 +7,14 @@ public struct AppIdentity: Sendable, Hashable, Codable, CustomStringConvertible 
     /// The groups from the entitlement, in order, without the app ID.
     public let keychainAccessGroups: [AccessGroup]
 
+    /// The most keychain access groups an app may list. Every query without a group searches
+    /// each of them, so thousands would make every call slow; real apps list a handful.
+    public static let maxAccessGroups = 256
+
     public init(bundleID: String, teamID: TeamIdentifier, keychainAccessGroups: [AccessGroup] = []) throws(AccessGroupError) {
+        guard keychainAccessGroups.count <= Self.maxAccessGroups else {
+            throw .tooManyGroups(count: keychainAccessGroups.count, limit: Self.maxAccessGroups)
+        }
         guard AccessGroup.problem(with: bundleID) == nil, !bundleID.contains("_") else {
             throw .invalidBundleID(bundleID)
         }

@@ -21,6 +21,7 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
         case .storage(let error):
             switch error {
             case .duplicateItem: .duplicateItem
+            case .versionConflict: .versionConflict
             case .locked: .interactionNotAllowed
             case .unavailable: .notAvailable
             case .timedOut, .backend: .io

@@ -1,4 +1,5 @@
-/// The Keychain Services result codes the emulator returns, with Apple's `OSStatus` values.
+/// The Keychain Services result codes the emulator returns, with Apple's `OSStatus` values, and
+/// one of the project's own (``versionConflict``), named `errSK...` so it is never taken for Apple's.
 public enum KeychainStatus: Int32, Sendable, CaseIterable, Codable, CustomStringConvertible {
     case success = 0
     /// errSecIO: the storage failed or did not answer in time.
@@ -17,6 +18,10 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable, Codable, CustomString
     case decode = -26275
     /// errSecMissingEntitlement: the app is not entitled to the access group.
     case missingEntitlement = -34018
+    /// The project's own status, not Apple's (Keychain Services has no compare-and-swap): a
+    /// conditional update found the item changed since the version it was given. Chosen far
+    /// from every range Apple's Security framework uses.
+    case versionConflict = -99001
 
     /// Apple's constant name, `errSecMissingEntitlement`.
     public var name: String {
@@ -30,6 +35,7 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable, Codable, CustomString
         case .interactionNotAllowed: "errSecInteractionNotAllowed"
         case .decode: "errSecDecode"
         case .missingEntitlement: "errSecMissingEntitlement"
+        case .versionConflict: "errSKVersionConflict"
         }
     }
 

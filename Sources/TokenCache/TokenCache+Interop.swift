@@ -25,6 +25,12 @@ extension TokenCache {
     /// - Returns: how many items were written.
     @discardableResult
     public func importCache(_ data: Data) throws(TokenCacheError) -> Int {
+        // Entitlement first: an app that may not write the group learns that, not whether its
+        // input parses, and nothing is read or written.
+        guard keychain.app.isEntitled(to: accessGroup) else {
+            throw .keychain(.missingEntitlement(
+                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroups.map(\.rawValue)))
+        }
         let plan = try CacheImport(data)
         for write in plan.writes { try store(write.data, at: write.layout) }
         return plan.writes.count

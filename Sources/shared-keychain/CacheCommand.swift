@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SharedKeychain
 import TokenCache
 
 struct CacheCommand: ParsableCommand {
@@ -47,17 +48,17 @@ struct CacheImportCommand: ReportingCommand {
     @OptionGroup var app: AppOptions
     @OptionGroup var tokens: TokenOptions
 
-    @Option(help: ArgumentHelp("Read this file instead of standard input.", valueName: "file"))
-    var input: String?
+    @Option(help: ArgumentHelp("The MSAL JSON cache to read; - reads standard input.", valueName: "file"))
+    var input: String
 
     func execute() throws {
         let data: Data
-        if let input {
-            do { data = try Data(contentsOf: URL(fileURLWithPath: input)) } catch {
-                throw UsageFailure(message: "cannot read --input '\(input)': \(error.localizedDescription)")
-            }
-        } else {
+        if input == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
+            guard !data.isEmpty else { throw UsageFailure(message: "--input -: standard input was empty; nothing was written") }
+            try InputValidation.checkSize(data, field: "standard input")
+        } else {
+            data = try InputValidation.readDocument(at: URL(fileURLWithPath: input), field: "--input")
         }
         let written = try tokens.tokenCache(global, app: app).importCache(data)
         if global.json {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import SharedKeychain
 
 /// Where items live, as chosen by `--keyring`.
 enum KeyringKind: String, ExpressibleByArgument, CaseIterable {
@@ -32,8 +33,12 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Log what the tool does to standard error.")
     var verbose = false
 
-    func validate() throws {
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+    /// Range checks, reported as errSecParam (exit 10) before the command does anything.
+    func check() throws {
+        try InputValidation.check(timeout, "--timeout", in: 0.001...3600, unit: "seconds")
+        if let stateDirectory, stateDirectory.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw UsageFailure(message: "--state-dir is empty; give a directory (it is created, private to you, if it does not exist)")
+        }
     }
 
     var stateDirectoryURL: URL {

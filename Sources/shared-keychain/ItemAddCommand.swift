@@ -31,11 +31,15 @@ struct ItemAddCommand: ReportingCommand {
 
     @OptionGroup var input: DataOptions
 
+    func checkInputs() throws {
+        if let type { try InputValidation.check(type, "--type", in: 0...Int(UInt32.max)) }
+    }
+
     func execute() throws {
         let keychain = try KeychainSession(global).keychain(for: app.identity())
         let item = try keychain.add(NewItem(
             account: account, service: service, group: group, generic: generic.map { Data($0.utf8) },
-            type: type, label: label, data: input.read()))
+            type: type, label: label, data: input.required()))
         if global.json {
             Output.printJSON(ItemJSON(item, includeData: false))
         } else {

@@ -16,7 +16,8 @@ struct ItemSelectionOptions: ParsableArguments {
     var query: KeychainQuery { KeychainQuery(group: group, account: account, service: service) }
 }
 
-/// Where new data comes from: `--data`, `--data-file`, or standard input.
+/// Where new data comes from: exactly one of `--data`, `--data-file` and `--stdin`. Standard
+/// input is read only when asked for, so a forgotten or empty pipe never becomes the secret.
 struct DataOptions: ParsableArguments {
     @Option(help: "The data, as text. Beware: it shows in the process list and shell history.")
     var data: String?
@@ -24,21 +25,41 @@ struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data-file"), help: ArgumentHelp("Read the data from this file (binary safe).", valueName: "file"))
     var dataFile: String?
 
+    @Flag(help: "Read the data from standard input, to its end (binary safe; empty input is refused).")
+    var stdin = false
+
     func validate() throws {
-        if data != nil, dataFile != nil { throw ValidationError("give --data or --data-file, not both") }
+        let sources = [data != nil, dataFile != nil, stdin].filter { $0 }.count
+        if sources > 1 { throw ValidationError("give only one of --data, --data-file and --stdin") }
     }
 
-    /// The data; standard input is read to its end when neither option is given.
-    func read() throws -> Data {
+    /// Whether a source was given.
+    var isGiven: Bool { data != nil || dataFile != nil || stdin }
+
+    /// The data from the source given, or nil when none was.
+    func read() throws -> Data? {
         if let data { return Data(data.utf8) }
         if let dataFile {
-            do { return try Data(contentsOf: URL(fileURLWithPath: dataFile)) } catch {
-                throw UsageFailure(message: "cannot read --data-file '\(dataFile)': \((error as NSError).localizedDescription)")
-            }
+            let bytes = try InputValidation.readDocument(at: URL(fileURLWithPath: dataFile), field: "--data-file")
+            return bytes
         }
+        guard stdin else { return nil }
         if isatty(STDIN_FILENO) == 1 {
-            throw UsageFailure(message: "no data: give --data, --data-file, or pipe the data to standard input")
+            throw UsageFailure(message: "--stdin: standard input is a terminal; pipe the data in, or use --data or --data-file")
         }
-        return FileHandle.standardInput.readDataToEndOfFile()
+        let bytes = FileHandle.standardInput.readDataToEndOfFile()
+        guard !bytes.isEmpty else {
+            throw UsageFailure(message: "--stdin: standard input was empty; nothing was written (to store empty data, pass --data '')")
+        }
+        try InputValidation.checkSize(bytes, field: "standard input")
+        return bytes
+    }
+
+    /// The data, which the command cannot do without.
+    func required() throws -> Data {
+        guard let bytes = try read() else {
+            throw UsageFailure(message: "no data: give --data TEXT, --data-file FILE or --stdin")
+        }
+        return bytes
     }
 }

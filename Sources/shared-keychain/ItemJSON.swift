@@ -15,6 +15,8 @@ struct ItemJSON: Encodable {
     let creator: String?
     let created: Date
     let modified: Date
+    /// The item's write count, for `item update --if-version`.
+    let version: UInt64
     /// The data as text when it is UTF-8; `dataBase64` always (when data is included).
     let data: String?
     let dataBase64: String?
@@ -30,6 +32,7 @@ struct ItemJSON: Encodable {
         creator = item.creator
         created = item.creationDate
         modified = item.modificationDate
+        version = item.version
         data = includeData ? String(data: item.data, encoding: .utf8) : nil
         dataBase64 = includeData ? item.data.base64EncodedString() : nil
     }

@@ -19,9 +19,21 @@ struct KeyringStatusCommand: ReportingCommand {
             Output.printJSON(status)
             return
         }
-        guard status.running else {
+        switch status.state {
+        case .stopped:
             Output.standardOutput.write("private keyring: stopped (state in \(status.stateDirectory))\n")
             return
+        case .notResponding:
+            Output.standardOutput.write("""
+                private keyring: not responding (gnome-keyring-daemon, pid \(status.pid.map(String.init) ?? "?"), did not answer within 2 s: stopped or hung)
+                  bus:   \(status.bus)
+                  state: \(status.stateDirectory)
+                  fix:   resume it (kill -CONT \(status.pid.map(String.init) ?? "PID")), or `shared-keychain keyring stop` then `keyring start`
+
+                """)
+            return
+        case .running:
+            break
         }
         Output.standardOutput.write("""
             private keyring: running

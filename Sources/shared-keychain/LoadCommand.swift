@@ -58,6 +58,15 @@ struct LoadCommand: ReportingCommand {
     @Option(help: ArgumentHelp("Write report.json and load.svg into this directory.", valueName: "dir"))
     var report: String?
 
+    func checkInputs() throws {
+        for count in try appCounts() {
+            try LoadConfiguration(
+                apps: count, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
+                duration: duration, operations: operations, warmup: warmup, seed: seed, team: team
+            ).validate()
+        }
+    }
+
     func execute() throws {
         let counts = try appCounts()
         if global.keyring == .memory && !threads {
@@ -91,8 +100,10 @@ struct LoadCommand: ReportingCommand {
 
     private func appCounts() throws -> [Int] {
         let counts = apps.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) >= 1 }) else {
-            throw UsageFailure(message: "--apps takes positive whole numbers, like 4 or 1,2,4,8")
+        let limits = LoadConfiguration.Limits.apps
+        guard !counts.isEmpty, counts.count <= 16, counts.allSatisfy({ $0.map(limits.contains) ?? false }) else {
+            throw UsageFailure(
+                message: "--apps takes up to 16 whole numbers from \(limits.lowerBound) to \(limits.upperBound), like 4 or 1,2,4,8; got '\(apps)'")
         }
         return counts.compactMap { $0 }
     }

@@ -32,7 +32,9 @@ struct LoadReportText {
             + "\(consistency.unacknowledgedWrites) unacknowledged writes landed"
             + (consistency.foreignItems > 0 ? ", \(consistency.foreignItems) foreign items" : "")
             + (consistency.tokenCacheItems > 0 ? " (and \(consistency.tokenCacheItems) token cache items)" : "")
-            + " -> \(report.passed ? "PASS" : "FAIL")\n\n"
+            + " -> \(report.passed ? "PASS" : "FAIL")\n"
+            + (report.totalOperations == 0 ? "FAIL: no operation was measured; raise --duration or --operations\n" : "")
+            + "\n"
         return text
     }
 

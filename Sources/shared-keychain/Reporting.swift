@@ -17,6 +17,7 @@ extension KeychainStatus {
         case .notAvailable: 15
         case .io: 16
         case .decode: 17
+        case .versionConflict: 18
         }
     }
 }
@@ -37,12 +38,19 @@ struct UsageFailure: StatusReporting {
 /// error, and the status's exit code.
 protocol ReportingCommand: ParsableCommand {
     var global: GlobalOptions { get }
+    /// Range and consistency checks of the command's own options, run before ``execute()``;
+    /// a failure is errSecParam (exit 10) and nothing is touched.
+    func checkInputs() throws
     func execute() throws
 }
 
 extension ReportingCommand {
+    func checkInputs() throws {}
+
     func run() throws {
         do {
+            try global.check()
+            try checkInputs()
             try execute()
         } catch let error as any StatusReporting {
             throw report(status: error.status, message: error.message, code: error.errorCode)
@@ -105,7 +113,11 @@ enum Output {
 }
 
 extension PrivateKeyringError: StatusReporting {
-    // No keyring to talk to: Keychain Services' "no keychain is available".
-    public var status: KeychainStatus { .notAvailable }
+    // No keyring to talk to: Keychain Services' "no keychain is available"; an unusable state
+    // directory is the caller's input, errSecParam.
+    public var status: KeychainStatus {
+        if case .stateDirectory = self { return .param }
+        return .notAvailable
+    }
     public var message: String { description }
 }

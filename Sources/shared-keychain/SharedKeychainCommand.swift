@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import SharedKeychain
 
 @main
 struct SharedKeychainCommand: ParsableCommand {
@@ -18,4 +20,38 @@ struct SharedKeychainCommand: ParsableCommand {
         subcommands: [ItemCommand.self, TokenCommand.self, CacheCommand.self, SuiteCommand.self, ScenarioCommand.self, HazardCommand.self,
                       AuditCommand.self, SnapshotCommand.self, RestoreCommand.self, KeyringCommand.self, LoadCommand.self, LoadWorkerCommand.self, WatchCommand.self, ScenarioWorkerCommand.self]
     )
+
+    /// Refuses arguments that are not valid UTF-8 before parsing: Swift would decode them with
+    /// U+FFFD in place of the bad bytes, so two different byte strings would address one item.
+    static func main() {
+        if let failure = invalidArgument(in: CommandLine.unsafeArgv, count: Int(CommandLine.argc)) {
+            let json = CommandLine.arguments.contains("--json")
+            let status = KeychainStatus.param
+            if json {
+                let body = ["error": ["status": "\(status.rawValue)", "name": status.name, "message": failure]]
+                Output.standardError.write(Output.json(body) + "\n")
+            } else {
+                Output.standardError.write("error: \(status.description): \(failure)\n")
+            }
+            Foundation.exit(status.exitCode)
+        }
+        main(nil)
+    }
+
+    /// A message naming the first argument that is not valid UTF-8, and the option it is the
+    /// value of; nil when every argument is valid.
+    static func invalidArgument(in argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, count: Int) -> String? {
+        var previous: String?
+        for index in 1..<max(count, 1) {
+            guard let pointer = argv[index] else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
+            guard let offset = InputValidation.firstInvalidUTF8Offset(bytes) else {
+                previous = String(decoding: bytes, as: UTF8.self)
+                continue
+            }
+            let field = previous.map { $0.hasPrefix("-") ? "the value of \($0)" : "argument \(index)" } ?? "argument \(index)"
+            return "\(field) is not valid UTF-8 (bad byte at offset \(offset)); nothing was written"
+        }
+        return nil
+    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hazards
+import SharedKeychain
 
 struct SnapshotCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
@@ -16,6 +17,10 @@ struct SnapshotCommand: ReportingCommand {
 
     @Option(help: ArgumentHelp("The snapshot file to write (replaced if it exists).", valueName: "file"))
     var output: String
+
+    func checkInputs() throws {
+        _ = try AccessGroup(group)
+    }
 
     func execute() throws {
         let snapshot = try GroupSnapshot.take(of: group, from: KeychainSession(global).store)

@@ -27,17 +27,33 @@ struct TokenOptions: ParsableArguments {
     @Flag(name: .customLong("show-secrets"), help: "Print token values in full instead of masked.")
     var showSecrets = false
 
+    /// Token lifetimes from one second to ten years.
+    static let tokenLifetimes: ClosedRange<Double> = 1...315_360_000
+    /// `--now` from 1970 to the end of year 9999, in epoch seconds.
+    static let epochSeconds: ClosedRange<Double> = 0...253_402_300_799
+
+    /// Range checks of --token-lifetime and --now.
+    func check() throws {
+        try InputValidation.check(tokenLifetime, "--token-lifetime", in: Self.tokenLifetimes, unit: "seconds")
+        _ = try clock()
+    }
+
     func clock() throws -> @Sendable () -> Date {
         guard let now else { return { Date() } }
-        if let seconds = Double(now) { return { Date(timeIntervalSince1970: seconds) } }
+        if let seconds = Double(now) {
+            try InputValidation.check(seconds, "--now", in: Self.epochSeconds, unit: "epoch seconds (1970 to 9999)")
+            return { Date(timeIntervalSince1970: seconds) }
+        }
         guard let date = try? Date(now, strategy: .iso8601) else {
             throw UsageFailure(message: "--now '\(now)' is neither ISO 8601 (2026-11-22T10:00:00Z) nor epoch seconds")
         }
+        try InputValidation.check(date.timeIntervalSince1970, "--now", in: Self.epochSeconds, unit: "epoch seconds (1970 to 9999)")
         return { date }
     }
 
     /// The app's token cache; `policy` applies opt-in mitigations to its deletes.
     func tokenCache(_ global: GlobalOptions, app: AppOptions, policy: MitigationPolicy = .none) throws -> TokenCache {
+        try check()
         let keychain = try KeychainSession(global).keychain(for: app.identity(), policy: policy)
         let suiteApp = try app.suiteApp()
         guard let clientID = clientID ?? suiteApp?.clientID else {

@@ -45,8 +45,8 @@ struct WatchCommand: ReportingCommand {
 
     func validate() throws {
         if let count, count <= 0 { throw ValidationError("--count must be a positive number of events") }
-        if let duration, !(duration > 0 && duration.isFinite) {
-            throw ValidationError("--for must be a positive number of seconds")
+        if let duration, !(duration > 0 && duration <= 31_536_000) {
+            throw ValidationError("--for must be a number of seconds from 0 (exclusive) to 31536000 (a year); got \(duration)")
         }
     }
 

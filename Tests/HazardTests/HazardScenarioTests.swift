@@ -1,6 +1,7 @@
 import Foundation
 import Hazards
 import SharedKeychain
+import Synchronization
 import Testing
 
 /// Every built-in hazard: what the unmitigated run loses and to whom, what the mitigated run keeps.
@@ -84,7 +85,7 @@ struct HazardScenarioTests {
         #expect(guarded.losses.isEmpty)
     }
 
-    @Test func lostUpdateLosesIncrementsUnlessItemsArePerApp() throws {
+    @Test func lostUpdateLosesIncrementsUnlessWritesAreCompareAndSwap() throws {
         let store = InMemoryStore()
         let open = try Hazard.lostUpdate.run(mitigated: false, on: store)
         #expect(open.metric("expected count") == 40)
@@ -93,6 +94,47 @@ struct HazardScenarioTests {
         let guarded = try Hazard.lostUpdate.run(mitigated: true, on: store)
         #expect(guarded.metric("final count") == 40)
         #expect(guarded.metric("lost updates") == 0)
+        #expect(guarded.mitigations == ["compare-and-swap"])
+        #expect(guarded.metric("retried writes") != nil)
+    }
+
+    /// The case: 8 apps x 50 increments of one counter item. Plain updates lose some;
+    /// compare-and-swap with retry keeps every one.
+    @Test(arguments: [(Backend.memory, 50), (Backend.secretServicePerGroup, 10)])
+    func eightAppsIncrementingOneCounterKeepEveryIncrementWithCompareAndSwap(_ backend: Backend, increments: Int) throws {
+        let store = try backend.makeStore()
+        let team = try TeamIdentifier(Backend.uniqueTeamID())
+        let group = "\(team.rawValue).com.contoso.counters"
+        let apps = try (0..<8).map { index in
+            Keychain(app: try AppIdentity(bundleID: "com.contoso.app\(index)", teamID: team,
+                                          keychainAccessGroups: [AccessGroup(group)]), store: store)
+        }
+        let query = KeychainQuery(group: group, account: "counter", service: "counter")
+        try apps[0].add(NewItem(account: "counter", service: "counter", group: group, data: Data("0".utf8)))
+        let failures = Mutex<[KeychainError]>([])
+        DispatchQueue.concurrentPerform(iterations: apps.count) { index in
+            do throws(KeychainError) {
+                for _ in 0..<increments {
+                    while true {
+                        let item = try apps[index].first(query)
+                        let next = (Int(String(decoding: item.data, as: UTF8.self)) ?? 0) + 1
+                        do throws(KeychainError) {
+                            try apps[index].update(query, with: ItemChange(data: Data(String(next).utf8), ifVersion: item.version))
+                            break
+                        } catch where error.status == .versionConflict {
+                            continue
+                        }
+                    }
+                }
+            } catch {
+                failures.withLock { $0.append(error) }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let final = try apps[0].first(query)
+        #expect(String(decoding: final.data, as: UTF8.self) == String(apps.count * increments))
+        #expect(final.version == UInt64(apps.count * increments + 1))
+        try apps[0].delete(KeychainQuery(group: group))
     }
 
     @Test(arguments: Backend.memoryAndKeyring)

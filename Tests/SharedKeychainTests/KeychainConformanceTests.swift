@@ -47,6 +47,28 @@ struct KeychainConformanceTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func versionsCountWritesAndConditionalUpdatesAreCompareAndSwap(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let added = try suite.mail.add(token())
+        #expect(added.version == 1)
+        let query = KeychainQuery(account: "alice")
+        try suite.calendar.update(query, with: ItemChange(data: Data("secret-2".utf8), ifVersion: 1))
+        #expect(try suite.mail.first(query).version == 2)
+        // A writer that read version 1 lost the race: refused, nothing changed.
+        let conflict = #expect(throws: KeychainError.self) {
+            try suite.mail.update(query, with: ItemChange(data: Data("stale".utf8), ifVersion: 1))
+        }
+        #expect(conflict?.status == .versionConflict)
+        #expect(conflict?.status.rawValue == -99001)
+        let after = try suite.mail.first(query)
+        #expect(after.data == Data("secret-2".utf8))
+        #expect(after.version == 2)
+        // Plain updates stay as Apple has them: unconditional, and they count too.
+        try suite.mail.update(query, with: ItemChange(label: "relabelled"))
+        #expect(try suite.mail.first(query).version == 3)
+    }
+
+    @Test(arguments: Backend.allCases)
     func appWithoutEntitlementCannotReachTheGroup(_ backend: Backend) throws {
         let suite = try Suite(backend)
         try suite.mail.add(token())
