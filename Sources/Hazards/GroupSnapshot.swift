@@ -90,7 +90,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
     /// Reads a snapshot file.
     public static func read(from url: URL) throws(SnapshotError) -> GroupSnapshot {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw .unreadable(path: url.path, reason: error.localizedDescription) }
+        do { data = try InputValidation.readDocument(at: url, field: "snapshot") } catch { throw .unreadable(path: url.path, reason: error.message) }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .deferredToDate
         decoder.dataDecodingStrategy = .base64

@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 
 /// Which access groups opt into which mitigations. A group it does not name behaves exactly as
 /// Keychain Services does.
@@ -30,7 +31,7 @@ public struct MitigationPolicy: Sendable, Hashable, Codable {
     /// - Throws: ``PolicyError`` when the file is missing or is not a policy.
     public static func load(from url: URL) throws(PolicyError) -> MitigationPolicy {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw .unreadable(path: url.path, reason: error.localizedDescription) }
+        do { data = try InputValidation.readDocument(at: url, field: "policy") } catch { throw .unreadable(path: url.path, reason: error.message) }
         do {
             return try JSONDecoder().decode(MitigationPolicy.self, from: data)
         } catch {

@@ -41,16 +41,26 @@ public struct Scenario: Sendable {
     /// - Throws: ``ScenarioError`` naming the file, the step and the problem.
     public static func load(from url: URL, suite suiteOverride: URL? = nil) throws(ScenarioError) -> Scenario {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw .unreadable(path: url.path, reason: (error as NSError).localizedDescription)
+        do { data = try InputValidation.readDocument(at: url, field: "scenario") } catch {
+            throw .unreadable(path: url.path, reason: error.message)
         }
         let file: ScenarioFile
         do {
             if url.pathExtension.lowercased() == "json" {
+                let tree = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+                try InputValidation.checkShape(of: tree, field: "the scenario")
                 file = try JSONDecoder().decode(ScenarioFile.self, from: data)
             } else {
+                // Limits first: the decoder would expand aliases while it walks.
+                do { try YAMLLimits.check(data) } catch {
+                    throw ScenarioError.malformed(path: url.path, at: nil, reason: error.reason)
+                }
                 file = try YAMLDecoder().decode(ScenarioFile.self, from: data)
             }
+        } catch let error as ScenarioError {
+            throw error
+        } catch let error as KeychainError {
+            throw .malformed(path: url.path, at: nil, reason: error.message)
         } catch {
             let (place, reason) = Self.describe(error)
             throw .malformed(path: url.path, at: place, reason: reason)

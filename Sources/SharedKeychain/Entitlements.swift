@@ -15,8 +15,8 @@ public struct Entitlements: Sendable, Hashable {
     /// Reads an XML or binary property list.
     public init(contentsOf url: URL) throws(EntitlementsError) {
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw .unreadable(file: url.path, reason: (error as NSError).localizedDescription)
+        do { data = try InputValidation.readDocument(at: url, field: "entitlements") } catch {
+            throw .unreadable(file: url.path, reason: error.message)
         }
         try self.init(propertyList: data, source: url.path)
     }
@@ -26,6 +26,9 @@ public struct Entitlements: Sendable, Hashable {
         let plist: Any
         do { plist = try PropertyListSerialization.propertyList(from: data, format: nil) } catch {
             throw .unreadable(file: source, reason: "not a property list (\((error as NSError).localizedDescription))")
+        }
+        do { try InputValidation.checkShape(of: plist, field: "the property list") } catch {
+            throw .unreadable(file: source, reason: error.message)
         }
         guard let root = plist as? [String: Any] else {
             throw .wrongType(file: source, key: "(root)", expected: "a dictionary", found: Self.typeName(plist))

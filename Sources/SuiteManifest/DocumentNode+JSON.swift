@@ -1,8 +1,19 @@
 import Foundation
+import SharedKeychain
 
 extension DocumentNode {
     /// Parses JSON text.
-    static func parseJSON(_ data: Data) throws(DocumentSyntaxError) -> DocumentNode {
+    static func parseJSON(_ data: Data, limits: InputValidation.DocumentLimits = .standard) throws(DocumentSyntaxError) -> DocumentNode {
+        guard data.count <= limits.maxBytes else {
+            throw DocumentSyntaxError(reason: "the document is \(data.count) bytes; the limit is \(limits.maxBytes)")
+        }
+        let tree: Any
+        do { tree = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
+            throw DocumentSyntaxError(reason: Self.describeJSONError(error, in: data))
+        }
+        do { try InputValidation.checkShape(of: tree, field: "the document", limits: limits) } catch {
+            throw DocumentSyntaxError(reason: error.message)
+        }
         do { return try JSONDecoder().decode(JSONTree.self, from: data).node } catch {
             throw DocumentSyntaxError(reason: Self.describeJSONError(error, in: data))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 
 extension DocumentNode {
     /// Parses an XML or binary property list.
@@ -6,6 +7,9 @@ extension DocumentNode {
         let plist: Any
         do { plist = try PropertyListSerialization.propertyList(from: data, format: nil) } catch {
             throw DocumentSyntaxError(reason: "not a property list (\((error as NSError).localizedDescription))")
+        }
+        do { try InputValidation.checkShape(of: plist, field: "the property list") } catch {
+            throw DocumentSyntaxError(reason: error.message)
         }
         return DocumentNode(propertyList: plist)
     }

@@ -1,18 +1,111 @@
+import Foundation
+import SharedKeychain
 internal import Yams
+
+/// YAML held to ``InputValidation/DocumentLimits`` before anything is expanded: a "billion
+/// laughs" of a few hundred bytes (anchors whose aliases repeat each other) composes cheaply,
+/// because an alias shares its anchor's node, but expands to billions of values the moment a
+/// reader walks it. This walk measures the expanded size in time linear in the document, by
+/// remembering each anchor's size, and refuses the document before any reader expands it.
+public enum YAMLLimits {
+    /// Refuses `data` when it is not UTF-8 YAML within `limits`; the message says which limit.
+    public static func check(_ data: Data, limits: InputValidation.DocumentLimits = .standard) throws(DocumentSyntaxError) {
+        _ = try DocumentNode.composeYAML(data, limits: limits)
+    }
+}
 
 extension DocumentNode {
     /// Parses YAML text; `nil` for an empty document.
     ///
     /// Scalars keep the text as written, so `team_id: 0123456789` is not read as an octal number.
-    static func parseYAML(_ text: String) throws(DocumentSyntaxError) -> DocumentNode? {
+    static func parseYAML(_ data: Data, limits: InputValidation.DocumentLimits = .standard) throws(DocumentSyntaxError) -> DocumentNode? {
+        guard let root = try composeYAML(data, limits: limits) else { return nil }
+        return try DocumentNode(yaml: root)
+    }
+
+    /// The document's root node, checked against `limits` (size, UTF-8, nesting, aliases and
+    /// expanded size) while the parser's anchors are still alive.
+    static func composeYAML(_ data: Data, limits: InputValidation.DocumentLimits) throws(DocumentSyntaxError) -> Node? {
+        guard data.count <= limits.maxBytes else {
+            throw DocumentSyntaxError(reason: "the document is \(data.count) bytes; the limit is \(limits.maxBytes)")
+        }
+        if let offset = InputValidation.firstInvalidUTF8Offset(data) {
+            throw DocumentSyntaxError(reason: "not UTF-8 text (bad byte at offset \(offset))")
+        }
+        let parser: Parser
         let root: Node?
-        do { root = try Yams.compose(yaml: text) } catch let error as YamlError {
+        do {
+            parser = try Parser(yaml: String(decoding: data, as: UTF8.self))
+            root = try parser.singleRoot()
+        } catch let error as YamlError {
             throw DocumentSyntaxError(reason: Self.describe(error))
         } catch {
             throw DocumentSyntaxError(reason: Self.oneLine("\(error)"))
         }
         guard let root else { return nil }
-        return try DocumentNode(yaml: root)
+        // Anchors are weak references the parser keeps alive: measure while it lives.
+        try withExtendedLifetime(parser) { () throws(DocumentSyntaxError) in
+            var budget = ExpansionBudget(limits: limits)
+            _ = try budget.measure(root, depth: 1)
+        }
+        return root
+    }
+
+    /// Counts the nodes a document expands to, visiting each anchored node once.
+    private struct ExpansionBudget {
+        let limits: InputValidation.DocumentLimits
+        var nodes = 0
+        var aliases = 0
+        /// Expanded size of each anchored node seen so far.
+        var sizes: [ObjectIdentifier: Int] = [:]
+
+        mutating func measure(_ node: Node, depth: Int) throws(DocumentSyntaxError) -> Int {
+            let line = node.mark?.line ?? 0
+            guard depth <= limits.maxDepth else {
+                throw DocumentSyntaxError(reason: "line \(line): nested more than \(limits.maxDepth) levels deep; refused")
+            }
+            let anchor = Self.anchor(of: node).map(ObjectIdentifier.init)
+            if let anchor, let size = sizes[anchor] {
+                aliases += 1
+                guard aliases <= limits.maxAliases else {
+                    throw DocumentSyntaxError(reason: "line \(line): more than \(limits.maxAliases) YAML aliases; refused")
+                }
+                try add(size, line: line)
+                return size
+            }
+            var size = 1
+            try add(1, line: line)
+            switch node {
+            case .scalar, .alias:
+                break
+            case .sequence(let sequence):
+                for item in sequence { size += try measure(item, depth: depth + 1) }
+            case .mapping(let mapping):
+                for (key, value) in mapping {
+                    size += try measure(key, depth: depth + 1)
+                    size += try measure(value, depth: depth + 1)
+                }
+            }
+            if let anchor { sizes[anchor] = size }
+            return size
+        }
+
+        private mutating func add(_ count: Int, line: Int) throws(DocumentSyntaxError) {
+            nodes += count
+            guard nodes <= limits.maxNodes else {
+                throw DocumentSyntaxError(
+                    reason: "line \(line): the document expands to more than \(limits.maxNodes) values (YAML aliases repeating each other?); refused before expanding it")
+            }
+        }
+
+        private static func anchor(of node: Node) -> Anchor? {
+            switch node {
+            case .scalar(let scalar): scalar.anchor
+            case .sequence(let sequence): sequence.anchor
+            case .mapping(let mapping): mapping.anchor
+            case .alias: nil
+            }
+        }
     }
 
     private init(yaml node: Node) throws(DocumentSyntaxError) {

@@ -36,3 +36,9 @@ struct DocumentNode {
         }
     }
 }
+
+/// Why bytes could not be parsed as YAML, JSON or a property list, or were refused by the
+/// document limits; the caller adds the file name.
+public struct DocumentSyntaxError: Error, Sendable {
+    public let reason: String
+}

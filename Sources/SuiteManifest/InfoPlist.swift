@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 
 /// The parts of an app's Info.plist that sign-in depends on: the URL schemes it registers
 /// (`CFBundleURLTypes > CFBundleURLSchemes`, where a custom-scheme redirect URI must be listed)
@@ -39,8 +40,8 @@ public struct InfoPlist: Sendable, Hashable {
     init(contentsOf url: URL, app: String?) throws(SuiteManifestError) {
         let location = ManifestLocation(file: url.path, app: app)
         let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw .unreadable(location, reason: "Info.plist: \((error as NSError).localizedDescription)")
+        do { data = try InputValidation.readDocument(at: url, field: "Info.plist") } catch {
+            throw .unreadable(location, reason: "Info.plist: \(error.message)")
         }
         try self.init(propertyList: data, at: location)
     }

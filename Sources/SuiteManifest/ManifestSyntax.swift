@@ -28,10 +28,7 @@ enum ManifestSyntax: Sendable {
         case .json:
             return try DocumentNode.parseJSON(data)
         case .yaml:
-            guard let text = String(data: data, encoding: .utf8) else {
-                throw DocumentSyntaxError(reason: "not UTF-8 text")
-            }
-            return try DocumentNode.parseYAML(text)
+            return try DocumentNode.parseYAML(data)
         }
     }
 }

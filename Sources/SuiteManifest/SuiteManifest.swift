@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 
 /// Reads suite manifests: a YAML or JSON file, or a directory holding `suite.yaml` and the
 /// property lists it references by relative path.
@@ -35,8 +36,8 @@ public enum SuiteManifest {
     public static func load(from url: URL) throws(SuiteManifestError) -> Suite {
         let file = try manifestFile(at: url)
         let data: Data
-        do { data = try Data(contentsOf: file) } catch {
-            throw .unreadable(ManifestLocation(file: file.path), reason: (error as NSError).localizedDescription)
+        do { data = try InputValidation.readDocument(at: file, field: "suite manifest") } catch {
+            throw .unreadable(ManifestLocation(file: file.path), reason: error.message)
         }
         let syntax = ManifestSyntax(file: file, data: data)
         let parsed: DocumentNode?

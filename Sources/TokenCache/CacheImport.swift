@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 
 /// A serialized cache, checked completely before anything is written: every section and entry
 /// must be an object of the schema, with a key derived from its fields as an export derives it.
@@ -9,6 +10,15 @@ struct CacheImport {
     /// - Throws: ``TokenCacheError/invalidImport(section:key:reason:)`` naming the first bad
     ///   section or entry.
     init(_ data: Data) throws(TokenCacheError) {
+        if let offset = InputValidation.firstInvalidUTF8Offset(data) {
+            throw .invalidImport(section: "(root)", key: nil, reason: "the input is not valid UTF-8 (bad byte at offset \(offset))")
+        }
+        do {
+            try InputValidation.checkSize(data, field: "the input")
+            if let tree = try? JSONSerialization.jsonObject(with: data) { try InputValidation.checkShape(of: tree, field: "the input") }
+        } catch {
+            throw .invalidImport(section: "(root)", key: nil, reason: error.message)
+        }
         guard let root = CacheJSON.object(from: data) else {
             throw .invalidImport(section: "(root)", key: nil, reason: "the input is not a JSON object")
         }

@@ -33,6 +33,36 @@ struct ManifestErrorTests {
         return (error, manifest.path)
     }
 
+    /// A "billion laughs": 554 bytes whose aliases repeat each other expand to 9^12 values.
+    static var aliasBomb: String {
+        var lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+        for level in 1...12 {
+            let previous = level == 1 ? "a" : "l\(level - 1)"
+            lines.append("l\(level): &l\(level) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ", ") + "]")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test func yamlAliasBombIsRefusedBeforeItExpands() throws {
+        let (error, _) = try load(Self.aliasBomb)
+        guard case .malformed(_, let reason) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(reason.contains("expands to more than 1000000 values"))
+    }
+
+    @Test func tooManyAliasesAndTooDeepNestingAreRefused() throws {
+        let anchors = "a: &a x\nb: [" + Array(repeating: "*a", count: 1_500).joined(separator: ", ") + "]\n"
+        let (aliases, _) = try load(anchors)
+        #expect(aliases.map { "\($0)" }?.contains("more than 1000 YAML aliases") == true)
+        let deep = "apps: " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "\n"
+        let (nested, _) = try load(deep)
+        #expect(nested.map { "\($0)" }?.contains("nested more than 64 levels") == true)
+    }
+
+    @Test func manifestOverTheSizeLimitIsRefusedUnread() throws {
+        let (error, _) = try load("# " + String(repeating: "x", count: 64 << 20) + "\n")
+        #expect(error.map { "\($0)" }?.contains("the limit is 67108864") == true)
+    }
+
     @Test func missingFieldNamesFileFieldAndApp() throws {
         let yaml = "apps:\n\(Self.entry())\n\(Self.entry(["client_id": nil], bundleID: "com.contoso.calendar"))\n"
         let (error, path) = try load(yaml)
