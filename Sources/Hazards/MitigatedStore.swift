@@ -19,6 +19,8 @@ public final class MitigatedStore: ItemStore {
     public let policy: MitigationPolicy
     /// Where audited deletes are recorded.
     public let journal: AuditJournal
+    /// Where audited deletes announce themselves before they run.
+    public let intentJournal: IntentJournal
     private let now: @Sendable () -> Date
     private let refusals = Mutex<[DeleteRefusal]>([])
 
@@ -31,6 +33,7 @@ public final class MitigatedStore: ItemStore {
         self.app = app
         self.policy = policy
         self.journal = AuditJournal(store: base)
+        self.intentJournal = IntentJournal(store: base, now: now)
         self.now = now
     }
 
@@ -84,12 +87,22 @@ public final class MitigatedStore: ItemStore {
             }
             throw refusal.storageError
         }
+        // Audited groups get their intent written first, so a process killed during the
+        // delete leaves a record of it (`audit` reports it as interrupted).
+        var intents: [IntentJournal.Intent] = []
+        for (group, groupPolicy) in watched where groupPolicy.enables(.audit) {
+            let items = matchedByGroup[group] ?? []
+            guard !items.isEmpty else { continue }
+            intents.append(try intentJournal.begin(app: app, operation: "delete", group: group, query: Self.describe(query), items: items))
+        }
         let deleted = try base.delete(matching: query)
+        FaultPoint.reached("after-delete")
         for (group, groupPolicy) in watched where groupPolicy.enables(.audit) {
             let items = matchedByGroup[group] ?? []
             guard !items.isEmpty else { continue }
             try journal.append(entry(group: group, query: query, items: items, outcome: .deleted, at: date))
         }
+        for intent in intents { try intentJournal.finish(intent) }
         return deleted
     }
 

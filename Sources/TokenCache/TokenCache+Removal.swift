@@ -18,18 +18,24 @@ extension TokenCache {
         }
         let home = CacheKey.normalized(homeAccountID)
         let client = CacheKey.normalized(clientID)
-        var deleted = 0
+        let targets = snapshot.credentials.filter { entry in
+            CacheKey.normalized(entry.value.homeAccountID) == home && CacheKey.normalized(entry.value.environment) == environment
+                && CacheKey.normalized(entry.value.clientID) == client
+        }
+        let query = "credentials of \(homeAccountID) for client \(clientID)"
         var deletedRefreshToken = false
-        for entry in snapshot.credentials
-        where CacheKey.normalized(entry.value.homeAccountID) == home && CacheKey.normalized(entry.value.environment) == environment
-            && CacheKey.normalized(entry.value.clientID) == client {
-            guard try deleteItem(entry.item) else { continue }
-            deleted += 1
-            if entry.value.type == .refreshToken { deletedRefreshToken = true }
+        let deleted = try journaled("token remove", query: query, items: targets.map(\.item), writesWipeRecord: { deletedRefreshToken }) {
+            () throws(TokenCacheError) -> Int in
+            var deleted = 0
+            for entry in targets {
+                guard try deleteItem(entry.item) else { continue }
+                deleted += 1
+                if entry.value.type == .refreshToken { deletedRefreshToken = true }
+            }
+            return deleted
         }
         let state = SignInRecord(clientID: clientID, homeAccountID: homeAccountID, environment: environment, state: .signedOut)
         try write(state.fields, managedKeys: SignInRecord.managedKeys, at: state.layout, over: snapshot.objects)
-        if deletedRefreshToken { try writeWipeRecord() }
         return deleted
     }
 
@@ -44,10 +50,10 @@ extension TokenCache {
         guard let homeAccountID = snapshot.homeAccountID(named: identifier, environment: environment) else {
             throw .accountNotFound(identifier)
         }
-        let account = CacheKey.account(homeAccountID: homeAccountID, environment: environment)
-        let deleted = try deleteAll(KeychainQuery(group: accessGroup, account: account))
-        try writeWipeRecord()
-        return deleted
+        let query = KeychainQuery(group: accessGroup, account: CacheKey.account(homeAccountID: homeAccountID, environment: environment))
+        return try journaled("token wipe-account", query: query.description, items: try items(matching: query)) { () throws(TokenCacheError) in
+            try deleteAll(query)
+        }
     }
 
     /// MSAL's `wipeCacheForAllAccounts`: one delete of the whole group, every app's items
@@ -57,9 +63,43 @@ extension TokenCache {
     /// - Returns: how many items were deleted.
     @discardableResult
     public func wipeCacheForAllAccounts() throws(TokenCacheError) -> Int {
-        let deleted = try deleteAll(KeychainQuery(group: accessGroup))
-        try writeWipeRecord()
+        let query = KeychainQuery(group: accessGroup)
+        return try journaled("token wipe", query: query.description, items: try items(matching: query)) { () throws(TokenCacheError) in
+            try deleteAll(query)
+        }
+    }
+
+    /// Runs `deletion` between an intent and its end in the ``IntentJournal``, writing the wipe
+    /// record (when `writesWipeRecord` says so) before the intent goes: a process killed at any
+    /// point leaves either the wipe record or an intent that ``interruptedDeletions()`` reports.
+    func journaled(
+        _ operation: String, query: String, items: [KeychainItem], writesWipeRecord: () -> Bool = { true },
+        _ deletion: () throws(TokenCacheError) -> Int
+    ) throws(TokenCacheError) -> Int {
+        let journal = IntentJournal(store: keychain.store, now: now)
+        let intent: IntentJournal.Intent
+        do {
+            intent = try journal.begin(app: keychain.app.bundleID, operation: operation, group: accessGroup, query: query, items: items)
+        } catch {
+            throw .keychain(.storage(error))
+        }
+        let deleted = try deletion()
+        FaultPoint.reached("after-delete")
+        if writesWipeRecord() { try writeWipeRecord() }
+        do { try journal.finish(intent) } catch { throw .keychain(.storage(error)) }
         return deleted
+    }
+
+    /// Deletions of this group's tokens that were interrupted (the process died between its
+    /// intent and its end), with what each removed and what remains.
+    public func interruptedDeletions() throws(TokenCacheError) -> [IntentJournal.Interrupted] {
+        guard keychain.app.isEntitled(to: accessGroup) else {
+            throw .keychain(.missingEntitlement(
+                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroups.map(\.rawValue)))
+        }
+        do { return try IntentJournal(store: keychain.store).interrupted(group: accessGroup) } catch {
+            throw .keychain(.storage(error))
+        }
     }
 
     /// The group's wipe record: who last deleted refresh tokens or wiped, and when.

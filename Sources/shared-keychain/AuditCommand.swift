@@ -1,5 +1,6 @@
 import ArgumentParser
 import Hazards
+import SharedKeychain
 
 struct AuditCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
@@ -13,11 +14,28 @@ struct AuditCommand: ReportingCommand {
     @Option(help: ArgumentHelp("The full access group, e.g. ABCDE12345.com.microsoft.adalcache.", valueName: "group"))
     var group: String
 
+    @Flag(name: .customLong("acknowledge-interrupted"), help: "Forget the interrupted deletes reported so far (they stay in no other place).")
+    var acknowledgeInterrupted = false
+
+    func checkInputs() throws {
+        _ = try AccessGroup(group)
+    }
+
     func execute() throws {
-        let entries = try AuditJournal(store: KeychainSession(global).store).entries(group: group)
+        let store = try KeychainSession(global).store
+        let entries = try AuditJournal(store: store).entries(group: group)
+        let intents = IntentJournal(store: store)
+        let interrupted = try intents.interrupted(group: group)
+        if acknowledgeInterrupted { try intents.acknowledge(group: group) }
         if global.json {
-            Output.printJSON(entries)
+            Output.printJSON(AuditJSON(entries: entries, interrupted: interrupted))
             return
+        }
+        for deletion in interrupted {
+            Output.standardOutput.write("\(deletion)\n")
+        }
+        if acknowledgeInterrupted, !interrupted.isEmpty {
+            Output.standardOutput.write("acknowledged \(interrupted.count) interrupted delete\(interrupted.count == 1 ? "" : "s")\n")
         }
         let rows = entries.map { entry in
             [entry.time.formatted(.iso8601), entry.app, entry.operation, entry.outcome.rawValue, String(entry.itemCount),
@@ -26,4 +44,10 @@ struct AuditCommand: ReportingCommand {
         Output.standardOutput.write(Table(header: ["TIME", "APP", "OPERATION", "OUTCOME", "ITEMS", "CREATORS", "QUERY"], rows: rows).rendered)
         Output.standardOutput.write("\(entries.count) entr\(entries.count == 1 ? "y" : "ies")\n")
     }
+}
+
+/// `audit --json`: the journal's entries, and the deletes that never finished.
+private struct AuditJSON: Encodable {
+    let entries: [AuditEntry]
+    let interrupted: [IntentJournal.Interrupted]
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SharedKeychain
 import TokenCache
 
 struct TokenWipeInfoCommand: ReportingCommand {
@@ -13,11 +14,14 @@ struct TokenWipeInfoCommand: ReportingCommand {
     @OptionGroup var tokens: TokenOptions
 
     func execute() throws {
-        let record = try tokens.tokenCache(global, app: app).wipeInfo()
+        let cache = try tokens.tokenCache(global, app: app)
+        let record = try cache.wipeInfo()
+        let interrupted = try cache.interruptedDeletions()
         if global.json {
-            Output.printJSON(WipeInfoJSON(record: record))
+            Output.printJSON(WipeInfoJSON(record: record, interrupted: interrupted))
         } else {
             Output.standardOutput.write((record.map(\.description) ?? "no wipe recorded") + "\n")
+            for deletion in interrupted { Output.standardOutput.write("\(deletion)\n") }
         }
     }
 }
@@ -25,8 +29,11 @@ struct TokenWipeInfoCommand: ReportingCommand {
 private struct WipeInfoJSON: Encodable {
     let bundleId: String?
     let wipeTime: Date?
-    init(record: WipeRecord?) {
+    /// Deletions whose process died before they finished.
+    let interrupted: [IntentJournal.Interrupted]
+    init(record: WipeRecord?, interrupted: [IntentJournal.Interrupted]) {
         bundleId = record?.bundleID
         wipeTime = record?.wipeTime
+        self.interrupted = interrupted
     }
 }

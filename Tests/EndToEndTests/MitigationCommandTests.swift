@@ -25,7 +25,7 @@ struct MitigationCommandTests {
         #expect(refused.standardError.contains("guarded delete refused com.contoso.calendar"))
         #expect(try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent"] + mail).status == 0)
 
-        let audit = try #require(try cli.run(["audit", "--group", group, "--json"]).json() as? [[String: Any]])
+        let audit = try #require((try cli.run(["audit", "--group", group, "--json"]).jsonObject())["entries"] as? [[String: Any]])
         #expect(audit.count == 1)
         #expect(audit.first?["app"] as? String == "com.contoso.calendar")
 

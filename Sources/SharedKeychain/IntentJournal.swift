@@ -1,0 +1,130 @@
+import Foundation
+
+/// Write-ahead records of deletions, so that none goes unrecorded even when the process dies
+/// half-way: the intent (who, what, when, and the keys it is about to delete) is written first,
+/// then the items are deleted, then the outcome is recorded (audit entry, wipe record) and the
+/// intent is removed. An intent still present afterwards is an interrupted deletion, and
+/// ``interrupted(group:)`` says which of its items are gone and which remain.
+///
+/// Intents live as items of `<group>.sharedkeychain-intents` in the same store as the group they
+/// are about: every process sharing the store sees them, each is one atomic add under a unique
+/// key, and no app is entitled to that group, so an app wiping the group cannot erase them.
+public struct IntentJournal: Sendable {
+    /// The store holding the groups the intents are about (not a mitigated wrapper).
+    public let store: any ItemStore
+    /// The clock for intents.
+    let now: @Sendable () -> Date
+
+    /// The `service` of every intent item.
+    public static let service = "sharedkeychain.intent"
+
+    public init(store: any ItemStore, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.now = now
+    }
+
+    /// The group holding the intents about `group`.
+    public static func journalGroup(for group: String) -> String { "\(group).sharedkeychain-intents" }
+
+    /// One deletion about to happen. Holds keys (account, service, group), never item data.
+    public struct Intent: Sendable, Hashable, Codable {
+        public var id: UUID
+        public var time: Date
+        /// The bundle ID of the app deleting.
+        public var app: String
+        /// `delete`, `token wipe`, `token wipe-account`, `token remove`.
+        public var operation: String
+        public var group: String
+        /// The query, as attributes, for people.
+        public var query: String
+        /// The keys the deletion will remove.
+        public var keys: [PrimaryKey]
+    }
+
+    /// An intent that was never finished, with what its deletion did before it stopped.
+    public struct Interrupted: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var intent: Intent
+        /// Keys of the intent that no longer hold an item from before the intent.
+        public var removed: [PrimaryKey]
+        /// Keys of the intent whose item, created before it, is still there.
+        public var remaining: [PrimaryKey]
+
+        /// `interrupted token wipe by com.x at T: 5 of 7 items removed, 2 remain (query: ...)`.
+        public var description: String {
+            "interrupted \(intent.operation) by \(intent.app) at \(intent.time.formatted(.iso8601)): "
+                + "\(removed.count) of \(intent.keys.count) item\(intent.keys.count == 1 ? "" : "s") removed, "
+                + "\(remaining.count) remain\(remaining.count == 1 ? "s" : "") (query: \(intent.query))"
+        }
+    }
+
+    /// Records that `app` is about to delete `items` of `group`; returns the intent to
+    /// ``finish(_:)`` once the deletion and its outcome are recorded.
+    public func begin(app: String, operation: String, group: String, query: String, items: [StoredItem]) throws(StorageError) -> Intent {
+        let intent = Intent(
+            id: UUID(), time: now(), app: app, operation: operation, group: group, query: query,
+            keys: items.filter { $0.group == group }.map(\.primaryKey))
+        // Dates as exact doubles: ISO 8601 would drop fractions, and the intent's time decides
+        // which items predate it.
+        let encoder = JSONEncoder()
+        let data: Data
+        do { data = try encoder.encode(intent) } catch {
+            throw .backend(domain: "IntentJournal", code: 1, message: "cannot encode an intent: \(error)")
+        }
+        try store.add(StoredItem(
+            group: Self.journalGroup(for: group), account: intent.id.uuidString, service: Self.service,
+            label: "intent: \(app) \(operation)", creator: "sharedkeychain.intent",
+            creationDate: intent.time, modificationDate: intent.time, data: data))
+        FaultPoint.reached("after-intent")
+        return intent
+    }
+
+    /// Removes a finished intent.
+    public func finish(_ intent: Intent) throws(StorageError) {
+        _ = try store.delete(matching: ItemQuery(
+            groups: [Self.journalGroup(for: intent.group)], account: intent.id.uuidString, service: Self.service))
+    }
+
+    /// The unfinished intents about `group`, oldest first, each with what is gone and what
+    /// remains of its keys.
+    public func interrupted(group: String) throws(StorageError) -> [Interrupted] {
+        let items = try store.items(matching: ItemQuery(groups: [Self.journalGroup(for: group)], service: Self.service), limit: nil)
+        guard !items.isEmpty else { return [] }
+        let decoder = JSONDecoder()
+        var intents: [Intent] = []
+        for item in items {
+            do { intents.append(try decoder.decode(Intent.self, from: item.data)) } catch {
+                throw .corruptItem(location: item.primaryKey.description, reason: "not a deletion intent")
+            }
+        }
+        let present = try store.items(matching: ItemQuery(groups: [group]), limit: nil)
+        let createdAt = Dictionary(present.map { ($0.primaryKey, $0.creationDate) }, uniquingKeysWith: min)
+        return intents.sorted { $0.time < $1.time }.map { intent in
+            // An item created after the intent is a new one, not a survivor.
+            let remaining = intent.keys.filter { key in createdAt[key].map { $0 <= intent.time } ?? false }
+            let left = Set(remaining)
+            return Interrupted(intent: intent, removed: intent.keys.filter { !left.contains($0) }, remaining: remaining)
+        }
+    }
+
+    /// Forgets the interrupted intents about `group` once someone has dealt with them; returns
+    /// how many there were.
+    @discardableResult
+    public func acknowledge(group: String) throws(StorageError) -> Int {
+        try store.delete(matching: ItemQuery(groups: [Self.journalGroup(for: group)], service: Self.service))
+    }
+}
+
+/// Named points between the phases of a journaled deletion where a test can stop the process:
+/// with `SHARED_KEYCHAIN_STOP_AT=<point>` in its environment, a process reaching that point
+/// writes `stopped at <point>` to standard error and stops itself (SIGSTOP), so the test can
+/// kill it there with SIGKILL, exactly as a crash or an OOM kill would. Unset, it does nothing.
+public enum FaultPoint {
+    private static let requested = ProcessInfo.processInfo.environment["SHARED_KEYCHAIN_STOP_AT"]
+
+    /// Stops the process here when the environment asks for `point`.
+    public static func reached(_ point: String) {
+        guard let requested, requested == point else { return }
+        FileHandle.standardError.write(Data("stopped at \(point)\n".utf8))
+        raise(SIGSTOP)
+    }
+}

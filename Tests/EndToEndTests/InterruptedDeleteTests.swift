@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+
+/// Deletions killed half-way, as real processes: the intent is journaled before the delete, so
+/// a later command reports the interrupted delete with what it removed and what remains.
+@Suite("End to end: deletes killed half-way are never unrecorded", .serialized)
+struct InterruptedDeleteTests {
+    let group = "ABCDE12345.com.microsoft.adalcache"
+    let clientID = "4b0db8c2-9f26-4417-8bde-3f0e3656f8e0"
+
+    /// The two apps' identity options; `tokens: true` adds the MSAL options token commands take.
+    func apps(_ cli: CLI, tokens: Bool = true) throws -> (mail: [String], calendar: [String]) {
+        let shared = try cli.entitlements("shared", groups: ["$(AppIdentifierPrefix)com.microsoft.adalcache"])
+        let common = ["--team", "ABCDE12345", "--entitlements", shared] + (tokens ? ["--client-id", clientID, "--family-id", "1"] : [])
+        return (["--app", "com.contoso.mail"] + common, ["--app", "com.contoso.calendar"] + common)
+    }
+
+    /// Starts `arguments`, waits until the process stops itself at `point`, and kills it with
+    /// SIGKILL there, as a crash would.
+    func kill(_ cli: CLI, _ arguments: [String], at point: String) throws {
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = arguments + ["--state-dir", cli.stateDirectory.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        environment["SHARED_KEYCHAIN_STOP_AT"] = point
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var seen = ""
+        while !seen.contains("stopped at \(point)") {
+            let chunk = errors.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(seen.contains("stopped at \(point)"), "the process never reached \(point): \(seen)")
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+    }
+
+    func interrupted(_ json: [String: Any]) throws -> [[String: Any]] {
+        try #require(json["interrupted"] as? [[String: Any]])
+    }
+
+    @Test("token wipe killed after its delete: the intent names the app and the 7 removed items")
+    func wipeKilledAfterTheDelete() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, calendar) = try apps(cli)
+        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + mail).status == 0)
+        try kill(cli, ["token", "wipe"] + calendar, at: "after-delete")
+
+        let info = try cli.run(["token", "wipe-info", "--json"] + mail).jsonObject()
+        // Killed before the wipe record: without the intent this wipe would be unrecorded.
+        #expect(info["bundleId"] == nil || info["bundleId"] is NSNull)
+        let deletions = try interrupted(info)
+        #expect(deletions.count == 1)
+        let intent = try #require(deletions.first?["intent"] as? [String: Any])
+        #expect(intent["app"] as? String == "com.contoso.calendar")
+        #expect(intent["operation"] as? String == "token wipe")
+        #expect((deletions.first?["removed"] as? [Any])?.count == 7)
+        #expect((deletions.first?["remaining"] as? [Any])?.isEmpty == true)
+        let text = try cli.run(["token", "wipe-info"] + mail).output
+        #expect(text.contains("interrupted token wipe by com.contoso.calendar"))
+        #expect(text.contains("7 of 7 items removed, 0 remain"))
+    }
+
+    @Test("token wipe killed before its delete: nothing removed, every item remains, and it says so")
+    func wipeKilledBeforeTheDelete() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, calendar) = try apps(cli)
+        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + mail).status == 0)
+        try kill(cli, ["token", "wipe"] + calendar, at: "after-intent")
+
+        let deletions = try interrupted(try cli.run(["token", "wipe-info", "--json"] + mail).jsonObject())
+        #expect(deletions.count == 1)
+        #expect((deletions.first?["removed"] as? [Any])?.isEmpty == true)
+        #expect((deletions.first?["remaining"] as? [Any])?.count == 7)
+        #expect(try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent"] + mail).status == 0)
+    }
+
+    @Test("an audited bulk delete killed after deleting is reported by audit, and can be acknowledged")
+    func auditedDeleteKilledAfterTheDelete() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, calendar) = try apps(cli, tokens: false)
+        let policy = cli.fixtures.appendingPathComponent("policy.json")
+        try Data(#"{"groups": {"\#(group)": {"mitigations": ["audit"]}}}"#.utf8).write(to: policy)
+        for index in 0..<20 {
+            #expect(try cli.run(["item", "add", "--account", "a\(index)", "--service", "s", "--data", "x"] + mail).status == 0)
+        }
+        try kill(cli, ["item", "delete", "--group", group, "--policy", policy.path] + calendar, at: "after-delete")
+
+        let audit = try cli.run(["audit", "--group", group, "--json"]).jsonObject()
+        #expect((audit["entries"] as? [Any])?.isEmpty == true, "the outcome was never written")
+        let deletions = try interrupted(audit)
+        #expect(deletions.count == 1)
+        #expect((deletions.first?["removed"] as? [Any])?.count == 20)
+        let intent = try #require(deletions.first?["intent"] as? [String: Any])
+        #expect(intent["app"] as? String == "com.contoso.calendar")
+
+        let acknowledged = try cli.run(["audit", "--group", group, "--acknowledge-interrupted"])
+        #expect(acknowledged.output.contains("interrupted delete by com.contoso.calendar"))
+        #expect(acknowledged.output.contains("20 of 20 items removed, 0 remain"))
+        #expect(try interrupted(try cli.run(["audit", "--group", group, "--json"]).jsonObject()).isEmpty)
+    }
+
+    @Test("a finished wipe leaves no intent behind")
+    func finishedWipeLeavesNoIntent() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, calendar) = try apps(cli)
+        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + mail).status == 0)
+        #expect(try cli.run(["token", "wipe"] + calendar).status == 0)
+        let info = try cli.run(["token", "wipe-info", "--json"] + mail).jsonObject()
+        #expect(info["bundleId"] as? String == "com.contoso.calendar")
+        #expect(try interrupted(info).isEmpty)
+    }
+}
