@@ -26,3 +26,10 @@ public protocol ItemStore: Sendable {
     /// Deletes every item matching `query`; returns how many were deleted.
     func delete(matching query: ItemQuery) throws(StorageError) -> Int
 }
+
+/// A store that reconnects to a service it lost (a restarted daemon), and counts how often, so
+/// a load report can say how many reconnects a run saw.
+public protocol ReconnectReporting: Sendable {
+    /// Reconnections since the store was made.
+    var reconnects: Int { get }
+}

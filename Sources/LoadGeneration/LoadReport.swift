@@ -22,12 +22,23 @@ public struct LoadReport: Sendable, Codable, Hashable {
     public var errorsByStatus: [String: Int]
     public var unexpectedErrors: Int
     public var consistency: ConsistencyReport
+    /// Reconnections to a restarted Secret Service, over all apps.
+    public var reconnects: Int
+    /// Failed calls during which a reconnection happened, by status (also in ``errorsByStatus``).
+    public var reconnectErrors: [String: Int]
+    /// Why the final listing, and so the consistency check, could not be made; nil when it was.
+    public var checkFailure: String?
 
     /// True when operations were measured, nothing was lost and nothing failed unexpectedly.
     /// A run that measured nothing proves nothing, so it does not pass.
-    public var passed: Bool { totalOperations > 0 && unexpectedErrors == 0 && consistency.isConsistent }
+    public var passed: Bool {
+        totalOperations > 0 && unexpectedErrors == 0 && checkFailure == nil && consistency.isConsistent
+    }
 
-    public init(configuration: LoadConfiguration, mode: Mode, backend: String, results: [WorkerResult], consistency: ConsistencyReport) {
+    public init(
+        configuration: LoadConfiguration, mode: Mode, backend: String, results: [WorkerResult], consistency: ConsistencyReport,
+        checkFailure: String? = nil
+    ) {
         self.configuration = configuration
         self.mode = mode
         self.backend = backend
@@ -57,8 +68,13 @@ public struct LoadReport: Sendable, Codable, Hashable {
         throughput = seconds > 0 ? Double(all.totalCount) / seconds : 0
         overall = OperationStatisticsSummary(all)
         errorsByStatus = errors.values.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) }
-        unexpectedErrors = errorsByStatus.values.reduce(0, +)
+        reconnects = results.reduce(0) { $0 + $1.reconnects }
+        reconnectErrors = results.reduce(into: [:]) { $0.merge($1.reconnectErrors, uniquingKeysWith: +) }
+        // Calls that failed while the daemon restarted are reported, not held against the store.
+        let reconnectFailures = reconnectErrors.values.reduce(0, +)
+        unexpectedErrors = errorsByStatus.values.reduce(0, +) - reconnectFailures
         self.consistency = consistency
+        self.checkFailure = checkFailure
     }
 }
 

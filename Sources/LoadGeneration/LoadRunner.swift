@@ -53,12 +53,18 @@ public struct LoadRunner: Sendable {
         do { try keychain.delete(.all(in: configuration.group)) } catch .itemNotFound {}
     }
 
+    /// The report, always: when the group cannot be listed (the store is gone for good) the
+    /// measurements are kept and the consistency check is marked as not made, which fails the run.
     private func report(_ results: [WorkerResult], mode: LoadReport.Mode) throws -> LoadReport {
         let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)
-        let finalItems = try keychain.copyAll(.all(in: configuration.group))
+        let sorted = results.sorted { $0.app < $1.app }
+        let finalItems: [KeychainItem]
+        do { finalItems = try keychain.copyAll(.all(in: configuration.group)) } catch {
+            return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted,
+                              consistency: ConsistencyReport(), checkFailure: error.description)
+        }
         let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal) })
         let consistency = ConsistencyReport(journals: journals, finalItems: finalItems, configuration: configuration)
-        return LoadReport(configuration: configuration, mode: mode, backend: store.name,
-                          results: results.sorted { $0.app < $1.app }, consistency: consistency)
+        return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted, consistency: consistency)
     }
 }

@@ -28,6 +28,7 @@ public struct LoadWorker: Sendable {
         let measureFrom = start + UInt64(configuration.warmup * 1e9)
         let measureUntil = measureFrom + UInt64(configuration.duration * 1e9)
         var measured = 0
+        let reconnectsAtStart = reconnects
         while true {
             let now = MonotonicClock.now()
             if let operations = configuration.operations {
@@ -36,9 +37,13 @@ public struct LoadWorker: Sendable {
                 break
             }
             let operation = configuration.mix.operation(for: Int(random.next() % 100))
+            let reconnectsBefore = reconnects
             let callStart = MonotonicClock.now()
             let outcome = perform(operation, random: &random, versions: &versions)
             let callEnd = MonotonicClock.now()
+            if reconnects != reconnectsBefore, case .failed(let status) = outcome {
+                result.reconnectErrors[status.name, default: 0] += 1
+            }
             if callStart >= measureFrom {
                 measured += 1
                 result.record(operation, nanoseconds: callEnd - callStart, start: callStart, end: callEnd)
@@ -53,8 +58,12 @@ public struct LoadWorker: Sendable {
             }
             progress?.increment()
         }
+        result.reconnects = reconnects - reconnectsAtStart
         return result
     }
+
+    /// The store's reconnections so far (0 for a store that never reconnects).
+    private var reconnects: Int { (keychain.store as? any ReconnectReporting)?.reconnects ?? 0 }
 
     private enum Outcome {
         case done(JournalEntry.Kind?, key: Int, version: Int)

@@ -11,6 +11,11 @@ public struct WorkerResult: Sendable, Codable {
     public var expectedOutcomes: [LoadOperation: [String: Int]] = [:]
     /// Everything else, by operation and status name.
     public var errors: [LoadOperation: [String: Int]] = [:]
+    /// How often the app's store reconnected to a restarted Secret Service.
+    public var reconnects = 0
+    /// Failed calls during which the store reconnected (the daemon restarting caused them),
+    /// by status name; they are also in ``errors``.
+    public var reconnectErrors: [String: Int] = [:]
     /// Every acknowledged change, warm-up included, in the order made.
     public var journal: [JournalEntry] = []
     /// Monotonic nanoseconds of the first and last measured call.

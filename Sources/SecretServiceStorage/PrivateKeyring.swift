@@ -60,6 +60,7 @@ public final class PrivateKeyring: Sendable {
         var configuration = SecretServiceStore.Configuration(
             busAddress: busAddress, layout: layout, lockDirectory: lockDirectory, timeout: timeout)
         if let logger { configuration.logger = logger }
+        configuration.restartService = { [self] in _ = try start() }
         return configuration
     }
 

@@ -2,6 +2,7 @@ import CLibsecret
 import Foundation
 import KeychainStorage
 import Logging
+import Synchronization
 
 /// Generic-password items in a Secret Service (gnome-keyring, KeePassXC, ...) through libsecret.
 ///
@@ -24,7 +25,7 @@ import Logging
 /// - When the daemon restarted (stale session), the store reconnects and retries once.
 /// - Thread-safe: one store may serve many threads.
 /// - Watchable: ``watch(groups:)`` reports changes made by any process, from the daemon's signals.
-public final class SecretServiceStore: ItemStore {
+public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// `secret-service`.
     public let name = "secret-service"
     /// How this store reaches its Secret Service.
@@ -34,6 +35,10 @@ public final class SecretServiceStore: ItemStore {
     private let directory = CollectionDirectory()
     private let locks: GroupLocks
     private var logger: Logger { configuration.logger }
+    private let reconnectCount = Atomic<Int>(0)
+
+    /// How often this store reconnected after the daemon restarted or vanished.
+    public var reconnects: Int { reconnectCount.load(ordering: .relaxed) }
 
     /// Prepares a store; it connects on first use. Fails only when the configuration names a
     /// bus other than the one this process already uses.
@@ -165,9 +170,15 @@ public final class SecretServiceStore: ItemStore {
                     throw map(failure, operation)
                 }
                 reconnected = true
+                reconnectCount.add(1, ordering: .relaxed)
                 logger.debug(
                     "Secret Service call failed; reconnecting once",
                     metadata: ["operation": "\(operation)", "call": "\(failure.call)", "reason": "\(failure.message)"])
+                if failure.kind == .serviceMissing, let restart = configuration.restartService {
+                    do { try restart() } catch {
+                        throw StorageError.unavailable("the Secret Service is gone and could not be started again: \(error)")
+                    }
+                }
                 do {
                     service = try client.reconnect(replacing: service)
                 } catch {

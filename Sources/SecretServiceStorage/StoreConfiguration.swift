@@ -20,6 +20,10 @@ extension SecretServiceStore {
         public var lockTimeout: Double
         /// Receives debug messages (reconnects, unlocks, collections made); never secrets.
         public var logger: Logger
+        /// Called when the Secret Service has gone from the bus (its daemon was killed), before
+        /// the store reconnects and retries: the private keyring starts its daemon again here.
+        /// Nil: a vanished service is ``StorageError/unavailable(_:)``.
+        public var restartService: (@Sendable () throws -> Void)?
 
         /// A configuration; the defaults suit the user's own keyring on the session bus.
         public init(

@@ -26,6 +26,13 @@ struct LoadReportText {
                       rows: rows + [total]).rendered
         let errors = report.errorsByStatus.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
         text += "unexpected errors: \(report.unexpectedErrors)\(errors.isEmpty ? "" : " (\(errors))")\n"
+        let duringReconnects = report.reconnectErrors.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
+        text += "reconnects: \(report.reconnects)"
+            + (duringReconnects.isEmpty ? "" : ", failed calls while reconnecting: \(duringReconnects) (not counted as unexpected)") + "\n"
+        if let failure = report.checkFailure {
+            text += "consistency: NOT CHECKED: the group could not be listed after the run: \(failure) -> FAIL\n\n"
+            return text
+        }
         let consistency = report.consistency
         text += "consistency: \(consistency.keysChecked) keys checked, \(consistency.itemsPresent) present, "
             + "\(consistency.lostUpdates) lost updates, \(consistency.resurrectedItems) resurrected, "

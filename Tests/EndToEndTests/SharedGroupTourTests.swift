@@ -48,7 +48,7 @@ struct SharedGroupTourTests {
         defer { cli.tearDown() }
         let (a, b, _) = try apps(cli)
         let binary = Data([0, 1, 2, 255, 10])
-        #expect(try cli.run(["item", "add", "--account", "bob", "--service", "s", "--type", "2002", "--generic", "refreshtoken-c-"] + a, input: binary).status == 0)
+        #expect(try cli.run(["item", "add", "--account", "bob", "--service", "s", "--type", "2002", "--generic", "refreshtoken-c-", "--stdin"] + a, input: binary).status == 0)
         #expect(try cli.run(["item", "add", "--account", "carol", "--service", "s", "--data", "c"] + a).status == 0)
 
         let one = try cli.run(["item", "get", "--account", "bob", "--json"] + b).jsonObject()

@@ -96,8 +96,9 @@ struct RemovalTests {
         counting.reset()
         // Calendar never signed anyone in, and may wipe everything anyway.
         #expect(try suite.calendar.wipeCacheForAllAccounts() == before)
-        // One delete of the whole group, then the wipe record's update-then-add.
-        #expect(counting.calls == ["delete": 1, "update": 1, "add": 1])
+        // The intent journaled first (one read of the group for its keys, one add), one delete
+        // of the whole group, the wipe record's update-then-add, then the intent removed.
+        #expect(counting.calls == ["items": 1, "add": 2, "delete": 2, "update": 1])
         let items = try suite.items()
         #expect(items.count == 1)
         let record = try #require(items.first)

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// The keyring daemon stopped or killed under the CLI, as real processes.
+@Suite("End to end: a stopped or killed daemon", .serialized)
+struct DaemonFaultTests {
+    func daemonPID(_ cli: CLI) throws -> Int32 {
+        let status = try cli.run(["keyring", "start", "--json"]).jsonObject()
+        return Int32(try #require(status["pid"] as? Int))
+    }
+
+    @Test("keyring status says 'not responding' for a daemon stopped with SIGSTOP, and 'running' once resumed")
+    func statusProbesTheDaemon() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let pid = try daemonPID(cli)
+        kill(pid, SIGSTOP)
+        let stopped = try cli.run(["keyring", "status", "--json"]).jsonObject()
+        kill(pid, SIGCONT)
+        #expect(stopped["state"] as? String == "not responding")
+        #expect(stopped["responding"] as? Bool == false)
+        #expect(stopped["pid"] as? Int == Int(pid))
+        kill(pid, SIGSTOP)
+        let text = try cli.run(["keyring", "status"]).output
+        kill(pid, SIGCONT)
+        #expect(text.contains("private keyring: not responding"), "\(text)")
+        let resumed = try cli.run(["keyring", "status", "--json"]).jsonObject()
+        #expect(resumed["state"] as? String == "running")
+        #expect(resumed["responding"] as? Bool == true)
+    }
+
+    @Test("load survives the daemon being killed mid-run: workers reconnect, the report counts it, nothing is lost")
+    func loadReconnectsAfterTheDaemonIsKilled() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let pid = try daemonPID(cli)
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["load", "--apps", "2", "--duration", "4", "--warmup", "0", "--items", "10", "--json",
+                             "--state-dir", cli.stateDirectory.path]
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        process.environment = environment
+        let output = cli.fixtures.appendingPathComponent("load.json")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        // Kill the daemon once the apps report progress: the run is under way.
+        var seen = ""
+        while !seen.contains(" calls") {
+            let chunk = errors.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        kill(pid, SIGKILL)
+        _ = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+
+        #expect(process.terminationStatus == 0, "\(seen)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any])
+        #expect((report["reconnects"] as? Int ?? 0) >= 1, "the workers never reconnected")
+        #expect(report["unexpectedErrors"] as? Int == 0)
+        let consistency = try #require(report["consistency"] as? [String: Any])
+        #expect(consistency["lostUpdates"] as? Int == 0)
+        #expect(consistency["resurrectedItems"] as? Int == 0)
+        #expect(report["checkFailure"] == nil)
+        // A new daemon serves the keyring now.
+        #expect(try daemonPID(cli) != pid)
+    }
+}
