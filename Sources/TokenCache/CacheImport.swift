@@ -22,7 +22,9 @@ struct CacheImport {
         guard let root = CacheJSON.object(from: data) else {
             throw .invalidImport(section: "(root)", key: nil, reason: "the input is not a JSON object")
         }
-        var taken = Set<ItemAddress>()
+        // Keys are opaque: every SDK spells them its own way. Identity comes from the fields.
+        var claims: [ItemAddress: Claim] = [:]
+        var order: [ItemAddress] = []
         for (name, value) in root.sorted(by: { $0.key < $1.key }) {
             guard let section = CacheSection(rawValue: name) else {
                 let expected = CacheSection.allCases.map(\.rawValue).joined(separator: ", ")
@@ -35,41 +37,84 @@ struct CacheImport {
                 guard let object = entry.objectValue else {
                     throw .invalidImport(section: name, key: key, reason: "must be an object, but it is \(entry.kindName)")
                 }
-                let layout: ItemLayout
-                do { layout = try Self.layout(of: object, key: key, in: section) } catch {
+                let layouts: [(layout: ItemLayout, isOwn: Bool)]
+                do { layouts = try Self.layouts(of: object, in: section) } catch {
                     throw .invalidImport(section: name, key: key, reason: error.reason)
                 }
-                guard taken.insert(layout.address).inserted else {
-                    throw .invalidImport(section: name, key: key, reason: "another entry maps to the same keychain item")
+                for (layout, isOwn) in layouts {
+                    let claim = Claim(section: name, key: key, layout: layout, data: CacheJSON.data(object), isOwn: isOwn,
+                                      modified: Self.modificationTime(of: object))
+                    guard let earlier = claims[layout.address] else {
+                        claims[layout.address] = claim
+                        order.append(layout.address)
+                        continue
+                    }
+                    if try claim.replaces(earlier) { claims[layout.address] = claim }
                 }
-                writes.append((layout, CacheJSON.data(object)))
+            }
+        }
+        writes = order.compactMap { claims[$0].map { ($0.layout, $0.data) } }
+    }
+
+    /// An entry's claim on a keychain item: its own item, or (a refresh token of a family) the
+    /// family's item, which every family member's refresh token also claims.
+    private struct Claim {
+        let section: String
+        let key: String
+        let layout: ItemLayout
+        let data: Data
+        let isOwn: Bool
+        let modified: Int
+
+        /// Whether this claim wins over `earlier` on the same item. An entry's own item beats a
+        /// family claim; of two family claims the newer token wins (the earlier on a tie); two
+        /// entries whose own item is the same must be the same token.
+        func replaces(_ earlier: Claim) throws(TokenCacheError) -> Bool {
+            switch (isOwn, earlier.isOwn) {
+            case (true, true):
+                guard data == earlier.data else {
+                    throw .invalidImport(
+                        section: section, key: key,
+                        reason: "it and \(earlier.section)['\(earlier.key)'] are the same keychain item with different contents")
+                }
+                return false
+            case (true, false): return true
+            case (false, true): return false
+            case (false, false): return modified > earlier.modified
             }
         }
     }
 
-    /// Where the entry goes; checks its fields and that `key` is the key they give.
-    private static func layout(of object: JSONObject, key: String, in section: CacheSection) throws(FieldError) -> ItemLayout {
-        let expected: [(key: String, layout: ItemLayout)]
+    /// When a token was written, from the fields SDKs put there (`last_modification_time`,
+    /// else `cached_at`), in epoch seconds; 0 when neither is there.
+    private static func modificationTime(of object: JSONObject) -> Int {
+        for field in ["last_modification_time", "cached_at"] {
+            switch object[field] {
+            case .string(let text)?: if let seconds = Int(text) { return seconds }
+            case .integer(let seconds)?: return Int(seconds)
+            default: continue
+            }
+        }
+        return 0
+    }
+
+    /// Where the entry goes, from its fields alone: one item, or two for a refresh token of a
+    /// family (the client's and the family's, as the iOS SDKs keep them).
+    private static func layouts(of object: JSONObject, in section: CacheSection) throws(FieldError) -> [(layout: ItemLayout, isOwn: Bool)] {
         switch section {
         case .accessToken, .refreshToken, .idToken:
             let credential = try Credential(object: object)
             guard credential.type.section == section else {
                 throw FieldError("'credential_type' is \(credential.type.rawValue), which belongs in \(credential.type.section.rawValue)")
             }
-            expected = [(credential.exportKey(), credential.layout())]
-                + (credential.type == .refreshToken && credential.family != nil
-                    ? [(credential.exportKey(asFamilyToken: true), credential.layout(asFamilyToken: true))] : [])
+            let isFamilyToken = credential.type == .refreshToken && credential.family.map {
+                CacheKey.normalized($0) != CacheKey.normalized(credential.clientID)
+            } ?? false
+            return [(credential.layout(), true)] + (isFamilyToken ? [(credential.layout(asFamilyToken: true), false)] : [])
         case .account:
-            let account = try CachedAccount(object: object)
-            expected = [(account.exportKey, account.layout)]
+            return [(try CachedAccount(object: object).layout, true)]
         case .appMetadata:
-            let metadata = try AppMetadata(object: object)
-            expected = [(metadata.exportKey, metadata.layout)]
+            return [(try AppMetadata(object: object).layout, true)]
         }
-        guard let match = expected.first(where: { $0.key == key }) else {
-            let keys = expected.map { "'\($0.key)'" }.joined(separator: " or ")
-            throw FieldError("the key does not match the entry's fields; expected \(keys)")
-        }
-        return match.layout
     }
 }

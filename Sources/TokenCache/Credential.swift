@@ -109,9 +109,14 @@ struct Credential: Sendable, Hashable {
     /// `home_account_id-environment-credential_type-client_id-realm-target`, lowercased. A
     /// family refresh token is keyed by its family ID in the client part, as in the keychain, so
     /// it never collides with the refresh token of the app that wrote it.
-    func exportKey(asFamilyToken: Bool = false) -> String {
+    ///
+    /// In ``CacheKeyStyle/msalPython`` a refresh token's key carries its target too, as MSAL
+    /// Python writes it, and is never keyed by the family.
+    func exportKey(asFamilyToken: Bool = false, style: CacheKeyStyle = .sharedKeychainV1) -> String {
         let realm = type == .refreshToken ? "" : (self.realm ?? "")
-        let target = type == .accessToken ? (self.target ?? "") : ""
+        let keepsTarget = type == .accessToken || (type == .refreshToken && style == .msalPython)
+        let target = keepsTarget ? (self.target ?? "") : ""
+        let asFamilyToken = asFamilyToken && style != .msalPython
         return CacheKey.normalized(
             "\(homeAccountID)-\(environment)-\(type.rawValue)-\(keyClient(asFamilyToken: asFamilyToken))-\(realm)-\(target)")
     }

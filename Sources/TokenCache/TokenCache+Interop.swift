@@ -14,13 +14,15 @@ extension TokenCache {
     ///
     /// - Throws: ``TokenCacheError/invalidCacheItem(item:reason:)`` for an item that is not valid
     ///   (no `secret`, say) rather than leaving it out silently.
-    public func exportCache() throws(TokenCacheError) -> Data {
-        try CacheExport(snapshot()).data
+    public func exportCache(keyStyle: CacheKeyStyle = .msalPython) throws(TokenCacheError) -> Data {
+        try CacheExport(snapshot(), style: keyStyle).data
     }
 
-    /// Writes a serialized cache (the format of ``exportCache()``) into the group, item by item
-    /// in the SDK layout, update-then-add. The whole input is checked first: on a malformed
-    /// section or entry nothing is written.
+    /// Writes a serialized cache (MSAL Python's, .NET's, Java's or ``exportCache(keyStyle:)``'s)
+    /// into the group, item by item in the SDK layout, update-then-add. Entry keys are opaque:
+    /// each entry's item comes from its fields, unknown fields are kept, and a refresh token of a
+    /// family also becomes the family token. The whole input is checked first: on an entry
+    /// lacking required fields (named by section and key) nothing is written.
     ///
     /// - Returns: how many items were written.
     @discardableResult

@@ -24,8 +24,14 @@ struct CacheExportCommand: ReportingCommand {
     @Option(help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
     var output: String?
 
+    @Option(name: .customLong("key-style"), help: ArgumentHelp(
+        "How entry keys are spelled: \(CacheKeyStyle.allCases.map(\.rawValue).joined(separator: " or ")).",
+        discussion: "msal-python (default): MSAL Python's keys, refresh tokens keyed with their target and one per user and client. sharedkeychain-v1: the shape earlier versions wrote.",
+        valueName: "style"))
+    var keyStyle: CacheKeyStyle = .msalPython
+
     func execute() throws {
-        let data = try tokens.tokenCache(global, app: app).exportCache()
+        let data = try tokens.tokenCache(global, app: app).exportCache(keyStyle: keyStyle)
         guard let output else {
             Output.standardOutput.write(data)
             Output.standardOutput.write("\n")
@@ -68,3 +74,5 @@ struct CacheImportCommand: ReportingCommand {
         }
     }
 }
+
+extension CacheKeyStyle: ExpressibleByArgument {}

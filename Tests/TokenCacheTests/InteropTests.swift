@@ -27,9 +27,34 @@ struct InteropTests {
     }
 
     @Test(arguments: Backend.memoryAndKeyring)
-    func exportUsesTheSerializedCacheKeys(_ backend: Backend) throws {
+    func exportWritesMSALPythonKeysByDefault(_ backend: Backend) throws {
         let (suite, alice, bob) = try Self.populated(backend)
         let exported = try #require(CacheJSON.object(from: try suite.mail.exportCache()))
+        let a = "\(alice.account.homeAccountID)-\(Self.environment)"
+        let b = "\(bob.account.homeAccountID)-\(Self.environment)"
+        let refreshTokens = try #require(exported["RefreshToken"]?.objectValue)
+        // MSAL Python: keyed with the target, one per user and client; the family token (last
+        // written by calendar) folds into calendar's entry.
+        for (key, value) in refreshTokens {
+            let token = try #require(value.objectValue)
+            guard case .string(let home)? = token["home_account_id"], case .string(let client)? = token["client_id"] else {
+                Issue.record("no home_account_id or client_id in \(key)")
+                continue
+            }
+            let target: String
+            if case .string(let written)? = token["target"] { target = written } else { target = "" }
+            #expect(key == "\(home)-\(Self.environment)-refreshtoken-\(client)--\(target)".lowercased())
+        }
+        #expect(Set(refreshTokens.keys.map { String($0.prefix(while: { $0 != "-" })) }).count == 2)
+        #expect(refreshTokens.keys.filter { $0.hasPrefix(a) }.count == 2)
+        #expect(refreshTokens.keys.filter { $0.hasPrefix(b) }.count == 1)
+        #expect(!refreshTokens.keys.contains { $0.contains("-refreshtoken-1--") })
+    }
+
+    @Test(arguments: Backend.memoryAndKeyring)
+    func exportUsesTheSerializedCacheKeys(_ backend: Backend) throws {
+        let (suite, alice, bob) = try Self.populated(backend)
+        let exported = try #require(CacheJSON.object(from: try suite.mail.exportCache(keyStyle: .sharedKeychainV1)))
         #expect(Set(exported.keys) == ["AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata"])
         let a = "\(alice.account.homeAccountID)-\(Self.environment)"
         let b = "\(bob.account.homeAccountID)-\(Self.environment)"
@@ -90,6 +115,34 @@ struct InteropTests {
         #expect(try target.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"]).source == .familyRefreshToken)
     }
 
+    /// MSAL Python's own shape (refresh token keyed with its target, fields we do not know):
+    /// keys are opaque, identity comes from the fields, and a family refresh token becomes both
+    /// keychain items the iOS SDKs keep.
+    @Test(arguments: Backend.memoryAndKeyring)
+    func importTreatsKeysAsOpaqueAndKeepsUnknownFields(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let home = "uid.utid"
+        let input = """
+        {"RefreshToken": {"any key at all": {
+            "credential_type": "RefreshToken", "secret": "rt-secret", "home_account_id": "\(home)",
+            "environment": "login.microsoftonline.com", "client_id": "\(Suite.mailClient)", "target": "user.read openid",
+            "last_modification_time": "1700000000", "family_id": "1"}},
+         "Account": {"\(home)-login.microsoftonline.com-utid": {
+            "home_account_id": "\(home)", "environment": "login.microsoftonline.com", "realm": "utid",
+            "local_account_id": "uid", "username": "erin@contoso.com", "authority_type": "MSSTS",
+            "account_source": "authorization_code"}}}
+        """
+        #expect(try suite.mail.importCache(Data(input.utf8)) == 3)
+        let items = try suite.items()
+        let refreshTokens = items.filter { $0.type == 2002 }
+        #expect(Set(refreshTokens.map(\.service)) == ["refreshtoken-\(Suite.mailClient)--", "refreshtoken-1--"])
+        #expect(refreshTokens.allSatisfy { suite.json($0)["last_modification_time"] == .string("1700000000") })
+        let account = try #require(items.first { $0.type == 1003 })
+        #expect(suite.json(account)["account_source"] == .string("authorization_code"))
+        // The family token serves a sibling that never signed in.
+        #expect(try suite.calendar.accounts().map(\.username) == ["erin@contoso.com"])
+    }
+
     @Test(arguments: Backend.memoryAndKeyring)
     func importAcceptsNumericTimestampsAndKeepsThemAsWritten(_ backend: Backend) throws {
         let suite = try Suite(backend)
@@ -117,7 +170,7 @@ struct InteropTests {
         let (source, alice, _) = try Self.populated(backend)
         let exported = try #require(CacheJSON.object(from: try source.mail.exportCache()))
         let a = "\(alice.account.homeAccountID)-\(Self.environment)"
-        let refreshKey = "\(a)-refreshtoken-\(Suite.mailClient)--"
+        let refreshKey = try #require(exported["RefreshToken"]?.objectValue?.keys.first { $0.hasPrefix("\(a)-refreshtoken-\(Suite.mailClient)--") })
 
         func edited(_ section: String, _ change: (inout [String: JSONValue]) -> Void) -> Data {
             var root = exported
@@ -137,9 +190,12 @@ struct InteropTests {
             (CacheJSON.data(exported.merging(["IdToken": .array([])]) { $1 }), "IdToken", nil, "must be an object, but it is an array"),
             (edited("RefreshToken") { $0[refreshKey]?.removeSecret() }, "RefreshToken", refreshKey, "'secret' is missing"),
             (edited("RefreshToken") { $0[refreshKey] = .string("x") }, "RefreshToken", refreshKey, "must be an object, but it is a string"),
-            (edited("RefreshToken") { $0["\(a)-refreshtoken-someone-else--"] = .object(entry("RefreshToken", refreshKey)) },
-             "RefreshToken", "\(a)-refreshtoken-someone-else--",
-             "the key does not match the entry's fields; expected '\(refreshKey)' or '\(a)-refreshtoken-1--'"),
+            (edited("RefreshToken") {
+                var copy = entry("RefreshToken", refreshKey)
+                copy["secret"] = .string("a-different-secret")
+                $0["zzz-any-key"] = .object(copy)
+            }, "RefreshToken", "zzz-any-key",
+             "it and RefreshToken['\(refreshKey)'] are the same keychain item with different contents"),
             (edited("RefreshToken") {
                 var token = entry("RefreshToken", refreshKey)
                 token["expires_on"] = .string("soon")
