@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // Layer 0: the C library, found through pkg-config.
@@ -142,6 +143,16 @@ let package = Package(
         .testTarget(
             name: "ScenarioTests",
             dependencies: ["Scenarios", "SharedKeychain", "KeychainStorage", "KeychainTestSupport"],
+            swiftSettings: strict
+        ),
+        // Property-based tests: generated operation sequences against the in-memory model, and
+        // generated malformed input for every reader. Seeded (SHARED_KEYCHAIN_PROPERTY_SEED).
+        .testTarget(
+            name: "PropertyTests",
+            dependencies: [
+                "SharedKeychain", "KeychainStorage", "KeychainTestSupport", "SuiteManifest", "TokenCache", "LoadGeneration",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -17,6 +17,9 @@ swift test "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 
+# The property-based tests' case counts and seed (SHARED_KEYCHAIN_PROPERTY_SEED picks another).
+grep -E "^property '" "$log" || true
+
 # One plain closing line, whatever the test library printed above it.
 total=$(grep -oE 'Test run with [0-9]+ tests?' "$log" | tail -1 | grep -oE '[0-9]+' || echo 0)
 failed=$(grep -cE '^✘ Test [^r].* failed' "$log" || true)

@@ -103,9 +103,12 @@ public final class InMemoryStore: ItemStore, ItemWatching {
         limit: Int?
     ) -> [StoredItem] {
         let limit = limit ?? Int.max
+        // Across several groups creation order decides which matches come first, so the limit
+        // is applied after sorting; within one group, insertion order is creation order.
+        let groupLimit = query.groups.count > 1 ? Int.max : limit
         var found: [StoredItem] = []
         for group in query.groups {
-            guard let items = groups[group], found.count < limit else { continue }
+            guard let items = groups[group], found.count < groupLimit else { continue }
             if let account = query.account, let service = query.service {
                 if let item = items[Key(account: account, service: service)], query.matches(item) {
                     found.append(item)
@@ -114,12 +117,13 @@ public final class InMemoryStore: ItemStore, ItemWatching {
             }
             for item in items.values where query.matches(item) {
                 found.append(item)
-                if found.count == limit { break }
+                if found.count == groupLimit { break }
             }
         }
         // Across groups, creation order decides, as it does for every backend.
         if query.groups.count > 1 {
             found.sort { $0.creationDate < $1.creationDate }
+            if found.count > limit { found.removeSubrange(limit...) }
         }
         return found
     }

@@ -46,6 +46,18 @@ struct KeychainConformanceTests {
         #expect(seen.creator == "com.contoso.mail")
     }
 
+    /// Found by the operation-sequence property: with a match limit, the oldest match across
+    /// ALL the app's groups comes first, even when a newer one sits in an earlier group.
+    @Test(arguments: Backend.allCases)
+    func firstMatchAcrossGroupsIsTheOldestWhateverTheGroupOrder(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.add(token(group: suite.extra, data: "older, in the second group"))
+        try suite.calendar.add(token(group: suite.shared, data: "newer, in the first group"))
+        let first = try suite.mail.first(KeychainQuery(account: "alice"))
+        #expect(first.data == Data("older, in the second group".utf8))
+        #expect(try suite.mail.copyMatching(KeychainQuery(account: "alice"), limit: .all).map(\.group) == [suite.extra, suite.shared])
+    }
+
     @Test(arguments: Backend.allCases)
     func versionsCountWritesAndConditionalUpdatesAreCompareAndSwap(_ backend: Backend) throws {
         let suite = try Suite(backend)

@@ -1,0 +1,155 @@
+import Foundation
+import KeychainTestSupport
+import PropertyBased
+import SharedKeychain
+import Synchronization
+import Testing
+
+/// Random sequences of add, get, update (plain and compare-and-swap), delete, list and wipe by
+/// random apps over random groups, run against each backend and against the in-memory store as
+/// the model: every call must give the same status and result, the final contents must be the
+/// same, and no app may ever reach a group it is not entitled to.
+@Suite("Properties: operation sequences against the in-memory model", .serialized)
+struct OperationSequenceProperties {
+    /// One generated call, decoded from a random number so sequences shrink and print simply.
+    struct Operation: CustomStringConvertible, Sendable {
+        enum Kind: Int, CaseIterable { case add, get, update, swap, delete, list, wipe }
+        let app: Int
+        let kind: Kind
+        /// nil: no group (all the app's groups); else an index into ``Fixture/groups``.
+        let group: Int?
+        let account: Int?
+        let service: Int?
+        let byte: UInt8
+        let version: UInt64
+
+        init(_ bits: UInt64) {
+            app = Int(bits % 3)
+            kind = Kind(rawValue: Int((bits >> 2) % UInt64(Kind.allCases.count))) ?? .get
+            let group = Int((bits >> 6) % 6)
+            self.group = group >= 4 ? nil : group
+            let account = Int((bits >> 9) % 5)
+            self.account = account == 4 ? nil : account
+            let service = Int((bits >> 12) % 3)
+            self.service = service == 2 ? nil : service
+            byte = UInt8(truncatingIfNeeded: bits >> 16)
+            version = 1 + (bits >> 24) % 3
+        }
+
+        var description: String {
+            "app\(app) \(kind) group:\(group.map(String.init) ?? "-") account:\(account.map(String.init) ?? "-") service:\(service.map(String.init) ?? "-") v\(version)"
+        }
+    }
+
+    /// Three apps of one team: 0 is entitled to the shared and the extra group, 1 to the shared
+    /// one, 2 to none (its app ID only). Group 3 belongs to another team: nobody reaches it.
+    struct Fixture {
+        let team: String
+        let groups: [String]
+        let keychains: [Keychain]
+
+        init(store: any ItemStore, team: String) throws {
+            self.team = team
+            let teamID = try TeamIdentifier(team)
+            groups = ["\(team).com.microsoft.adalcache", "\(team).com.contoso.shared", "\(team).com.contoso.app0", "OTHERTEAM1.com.contoso.x"]
+            let clock = Atomic<Int>(0)
+            let now: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_700_000_000 + Double(clock.add(1, ordering: .relaxed).newValue)) }
+            let entitlements = [[groups[0], groups[1]], [groups[0]], []]
+            keychains = try (0..<3).map { index in
+                let app = try AppIdentity(bundleID: "com.contoso.app\(index)", teamID: teamID,
+                                          keychainAccessGroups: entitlements[index].map { try AccessGroup($0) })
+                return Keychain(app: app, store: store, now: now)
+            }
+        }
+
+        /// What one call gave: a status and, on success, a result that must match too.
+        func perform(_ operation: Operation) -> String {
+            let keychain = keychains[operation.app]
+            let group = operation.group.map { groups[$0] }
+            let query = KeychainQuery(group: group, account: operation.account.map { "acct\($0)" },
+                                      service: operation.service.map { "svc\($0)" })
+            let data = Data([operation.byte])
+            do throws(KeychainError) {
+                switch operation.kind {
+                case .add:
+                    let item = try keychain.add(NewItem(account: "acct\(operation.account ?? 0)", service: "svc\(operation.service ?? 0)",
+                                                        group: group, data: data))
+                    return "ok \(item.group)"
+                case .get:
+                    let item = try keychain.first(query)
+                    return "ok \(Self.describe(item))"
+                case .update:
+                    return "ok \(try keychain.update(query, with: ItemChange(data: data)))"
+                case .swap:
+                    return "ok \(try keychain.update(query, with: ItemChange(data: data, ifVersion: operation.version)))"
+                case .delete:
+                    return "ok \(try keychain.delete(query))"
+                case .list:
+                    return "ok " + (try keychain.copyAll(query)).map(Self.describe).joined(separator: ",")
+                case .wipe:
+                    return "ok \(try keychain.delete(KeychainQuery(group: group)))"
+                }
+            } catch {
+                return "status \(error.status.rawValue)"
+            }
+        }
+
+        /// Every item of the fixture's groups, as comparable text.
+        func contents(of store: any ItemStore) throws -> [String] {
+            try store.items(matching: ItemQuery(groups: groups), limit: nil).map { "\(Self.describe($0)) by \($0.creator ?? "-")" }.sorted()
+        }
+
+        static func describe(_ item: KeychainItem) -> String {
+            "\(item.group)/\(item.account)/\(item.service)=\(item.data.first.map(String.init) ?? "")@v\(item.version)"
+        }
+
+        /// Whether `app` may reach group index `group`.
+        func isEntitled(app: Int, group: Int) -> Bool {
+            keychains[app].app.isEntitled(to: groups[group])
+        }
+    }
+
+    struct Mismatch: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let sequences = Gen.uint64(in: 0...UInt64.max).array(of: 1...30).map { $0.map(Operation.init) }
+
+    @Test("every backend gives the model's statuses, results and final contents", arguments: [
+        (TestBackend.memory, 300), (TestBackend.secretServicePerGroup, 60), (TestBackend.secretService, 30),
+    ])
+    func backendsMatchTheModel(_ backend: TestBackend, cases: Int) throws {
+        let subjectStore = try backend.makeStore()
+        SeededProperty.check("operation sequences on \(backend)", count: cases, input: Self.sequences) { operations in
+            let team = TestBackend.uniqueTeamID()
+            let modelStore = InMemoryStore()
+            let model = try Fixture(store: modelStore, team: team)
+            let subject = try Fixture(store: subjectStore, team: team)
+            defer { _ = try? subjectStore.delete(matching: ItemQuery(groups: subject.groups)) }
+            for (index, operation) in operations.enumerated() {
+                let expected = model.perform(operation)
+                let actual = subject.perform(operation)
+                guard expected == actual else {
+                    throw Mismatch(description: "call \(index + 1) (\(operation)): model \(expected), \(backend) \(actual)")
+                }
+                if let group = operation.group, !model.isEntitled(app: operation.app, group: group) {
+                    guard actual == "status -34018" else {
+                        throw Mismatch(description: "call \(index + 1) (\(operation)) reached a group it is not entitled to: \(actual)")
+                    }
+                }
+            }
+            let modelContents = try model.contents(of: modelStore)
+            let subjectContents = try subject.contents(of: subjectStore)
+            guard modelContents == subjectContents else {
+                throw Mismatch(description: "final contents differ: model \(modelContents), \(backend) \(subjectContents)")
+            }
+            // Every item sits in a group its creator is entitled to.
+            for item in try subjectStore.items(matching: ItemQuery(groups: subject.groups), limit: nil) {
+                let creator = try #require(subject.keychains.firstIndex { $0.app.bundleID == item.creator })
+                guard subject.keychains[creator].app.isEntitled(to: item.group) else {
+                    throw Mismatch(description: "\(item.creator ?? "-") wrote into \(item.group)")
+                }
+            }
+        }
+    }
+}
