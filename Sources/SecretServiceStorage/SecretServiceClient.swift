@@ -133,7 +133,9 @@ final class SecretServiceClient: Sendable {
             }
             defer { g_variant_unref(secret) }
             guard let value = secret_service_decode_dbus_secret(service.service, secret) else {
-                throw GLibFailure(call: "GetSecrets", message: "a secret could not be decoded with the session")
+                // After a daemon restart the new daemon may hand out the same session path with a
+                // different key (another connection in this process opened it): a stale session.
+                throw GLibFailure(call: "GetSecrets", message: "a secret could not be decoded with the session", kind: .staleSession)
             }
             result[path] = Self.bytes(of: value)
             secret_value_unref(UnsafeMutableRawPointer(value))

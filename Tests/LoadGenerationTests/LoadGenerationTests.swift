@@ -130,3 +130,38 @@ struct ThreadedLoadTests {
         #expect(report.errorsByStatus.isEmpty)
     }
 }
+
+@Suite("Load report verdict")
+struct LoadReportVerdictTests {
+    let configuration = LoadConfiguration(apps: 1, mix: try! OperationMix(parsing: "read=100"), itemsPerApp: 1, operations: 1)
+
+    @Test func aRunThatMeasuredNothingDoesNotPass() {
+        let report = LoadReport(configuration: configuration, mode: .threads, backend: "memory",
+                                results: [WorkerResult(app: 0)], consistency: ConsistencyReport())
+        #expect(report.totalOperations == 0)
+        #expect(!report.passed)
+    }
+
+    @Test func aRunWhoseGroupCouldNotBeListedDoesNotPassButKeepsItsMeasurements() {
+        var result = WorkerResult(app: 0)
+        result.record(.read, nanoseconds: 1_000, start: 1, end: 2)
+        let report = LoadReport(configuration: configuration, mode: .threads, backend: "memory", results: [result],
+                                consistency: ConsistencyReport(), checkFailure: "the daemon is gone")
+        #expect(report.totalOperations == 1)
+        #expect(!report.passed)
+    }
+
+    @Test func callsThatFailedWhileReconnectingAreReportedButNotUnexpected() {
+        var result = WorkerResult(app: 0)
+        result.record(.read, nanoseconds: 1_000, start: 1, end: 2)
+        result.errors[.read] = ["errSecNotAvailable": 1]
+        result.reconnects = 2
+        result.reconnectErrors = ["errSecNotAvailable": 1]
+        let report = LoadReport(configuration: configuration, mode: .threads, backend: "memory", results: [result],
+                                consistency: ConsistencyReport())
+        #expect(report.reconnects == 2)
+        #expect(report.reconnectErrors == ["errSecNotAvailable": 1])
+        #expect(report.unexpectedErrors == 0)
+        #expect(report.passed)
+    }
+}

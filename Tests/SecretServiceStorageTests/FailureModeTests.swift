@@ -81,32 +81,37 @@ struct FailureModeTests {
         }
     }
 
-    @Test("no Secret Service on the bus is .unavailable with what to run; a restarted one is used again")
+    @Test("no Secret Service on the bus: .unavailable with what to run, unless the store may restart the private keyring's daemon")
     func unavailable() throws {
         try TestKeyring.withExclusiveAccess { keyring in
-            let store = try TestKeyring.unguardedStore(.collectionPerGroup)
+            let restarting = try TestKeyring.unguardedStore(.collectionPerGroup)
+            var configuration = try keyring.storeConfiguration(collectionPerGroup: true)
+            configuration.restartService = nil
+            let plain = try SecretServiceStore(configuration: configuration)
             let group = TestKeyring.uniqueGroup("gone")
             let item = Fixture.item(group, "a")
-            try store.add(item)
+            try restarting.add(item)
             let pid = try #require(keyring.status().pid)
             kill(pid, SIGTERM)
             #expect(Processes.waitForExit(pid))
             defer { _ = try? keyring.start() }
 
-            let error = #expect(throws: StorageError.self) { try store.items(matching: Fixture.all(group), limit: nil) }
+            let error = #expect(throws: StorageError.self) { try plain.items(matching: Fixture.all(group), limit: nil) }
             guard case .unavailable(let message) = error else {
                 Issue.record("expected .unavailable, got \(String(describing: error))")
                 return
             }
             #expect(message.contains("shared-keychain keyring start"))
             #expect(message.contains("gnome-keyring"))
-            // A new store says the same.
-            #expect(throws: StorageError.self) {
-                try TestKeyring.unguardedStore(.defaultCollection).items(matching: Fixture.all(group), limit: nil)
-            }
 
-            try keyring.start()
-            #expect(try store.items(matching: Fixture.all(group), limit: nil) == [item])
+            // The private keyring's own store starts the daemon again, reconnects once and reads on.
+            let before = restarting.reconnects
+            #expect(try restarting.items(matching: Fixture.all(group), limit: nil) == [item])
+            #expect(restarting.reconnects == before + 1)
+            let restarted = try #require(keyring.status().pid)
+            #expect(restarted != pid)
+            // And the plain store, now that a daemon runs again, reconnects too.
+            #expect(try plain.items(matching: Fixture.all(group), limit: nil) == [item])
         }
     }
 
