@@ -95,6 +95,46 @@ struct CLI: Sendable {
                       standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
+    /// A CLI process running in the background; its standard error is read as it comes.
+    struct Running {
+        let process: Process
+        let errors: Pipe
+
+        /// Reads standard error until `text` appears or the process closes it; returns what it read.
+        @discardableResult
+        func waitForStandardError(containing text: String) -> String {
+            var seen = ""
+            while !seen.contains(text) {
+                let chunk = errors.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { break }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            return seen
+        }
+    }
+
+    /// Starts `arguments` without waiting; standard output goes to `output` (else nowhere).
+    func start(_ arguments: [String], environment: [String: String] = [:], output: URL? = nil) throws -> Running {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments + ["--state-dir", stateDirectory.path]
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        env.removeValue(forKey: "SHARED_KEYCHAIN_STATE_DIR")
+        env.merge(environment) { $1 }
+        process.environment = env
+        if let output {
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: output)
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+        }
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        return Running(process: process, errors: errors)
+    }
+
     /// Stops this instance's private keyring and removes its files.
     func tearDown() {
         _ = try? run(["keyring", "stop"])

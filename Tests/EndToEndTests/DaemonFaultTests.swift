@@ -34,28 +34,13 @@ struct DaemonFaultTests {
         let cli = try CLI()
         defer { cli.tearDown() }
         let pid = try daemonPID(cli)
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = ["load", "--apps", "2", "--duration", "4", "--warmup", "0", "--items", "10", "--json",
-                             "--state-dir", cli.stateDirectory.path]
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
-        process.environment = environment
         let output = cli.fixtures.appendingPathComponent("load.json")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
+        let running = try cli.start(["load", "--apps", "2", "--duration", "4", "--warmup", "0", "--items", "10", "--json"], output: output)
         // Kill the daemon once the apps report progress: the run is under way.
-        var seen = ""
-        while !seen.contains(" calls") {
-            let chunk = errors.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
+        let seen = running.waitForStandardError(containing: " calls")
         kill(pid, SIGKILL)
-        _ = errors.fileHandleForReading.readDataToEndOfFile()
+        _ = running.errors.fileHandleForReading.readDataToEndOfFile()
+        let process = running.process
         process.waitUntilExit()
 
         #expect(process.terminationStatus == 0, "\(seen)")

@@ -18,27 +18,12 @@ struct InterruptedDeleteTests {
     /// Starts `arguments`, waits until the process stops itself at `point`, and kills it with
     /// SIGKILL there, as a crash would.
     func kill(_ cli: CLI, _ arguments: [String], at point: String) throws {
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = arguments + ["--state-dir", cli.stateDirectory.path]
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
-        environment["SHARED_KEYCHAIN_STOP_AT"] = point
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var seen = ""
-        while !seen.contains("stopped at \(point)") {
-            let chunk = errors.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
+        let running = try cli.start(arguments, environment: ["SHARED_KEYCHAIN_STOP_AT": point])
+        let seen = running.waitForStandardError(containing: "stopped at \(point)")
         #expect(seen.contains("stopped at \(point)"), "the process never reached \(point): \(seen)")
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal)
+        Foundation.kill(running.process.processIdentifier, SIGKILL)
+        running.process.waitUntilExit()
+        #expect(running.process.terminationReason == .uncaughtSignal)
     }
 
     func interrupted(_ json: [String: Any]) throws -> [[String: Any]] {
