@@ -174,13 +174,8 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                 logger.debug(
                     "Secret Service call failed; reconnecting once",
                     metadata: ["operation": "\(operation)", "call": "\(failure.call)", "reason": "\(failure.message)"])
-                if failure.kind == .serviceMissing, let restart = configuration.restartService {
-                    do { try restart() } catch {
-                        throw StorageError.unavailable("the Secret Service is gone and could not be started again: \(error)")
-                    }
-                }
                 do {
-                    service = try client.reconnect(replacing: service)
+                    service = try reconnect(after: failure, replacing: service)
                 } catch {
                     throw map(error, operation)
                 }
@@ -197,6 +192,27 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                 throw .backend(domain: "shared-keychain", code: 0, message: "\(operation): \(error)")
             }
         }
+    }
+
+    /// Connects again after `failure`. When the service has gone from the bus, found by the
+    /// failed call or by the reconnection itself, and the configuration may restart it (the
+    /// private keyring's daemon), it is started again first.
+    private func reconnect(after failure: GLibFailure, replacing stale: ServiceHandle?) throws(GLibFailure) -> ServiceHandle {
+        if failure.kind == .serviceMissing { try restartService() }
+        do {
+            return try client.reconnect(replacing: stale)
+        } catch where error.kind == .serviceMissing && configuration.restartService != nil && failure.kind != .serviceMissing {
+            try restartService()
+            return try client.reconnect(replacing: stale)
+        }
+    }
+
+    private func restartService() throws(GLibFailure) {
+        guard let restart = configuration.restartService else { return }
+        do { try restart() } catch {
+            throw GLibFailure(call: "restart", message: "the Secret Service is gone and could not be started again: \(error)", kind: .serviceMissing)
+        }
+        logger.debug("started the Secret Service again", metadata: ["bus": "\(SessionBus.address)"])
     }
 
     private func map(_ failure: GLibFailure, _ operation: String) -> StorageError {
