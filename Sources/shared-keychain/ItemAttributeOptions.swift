@@ -39,10 +39,7 @@ struct DataOptions: ParsableArguments {
     /// The data from the source given, or nil when none was.
     func read() throws -> Data? {
         if let data { return Data(data.utf8) }
-        if let dataFile {
-            let bytes = try InputValidation.readDocument(at: URL(fileURLWithPath: dataFile), field: "--data-file")
-            return bytes
-        }
+        if let dataFile { return try InputValidation.readDocument(at: URL(fileURLWithPath: dataFile), field: "--data-file") }
         guard stdin else { return nil }
         if isatty(STDIN_FILENO) == 1 {
             throw UsageFailure(message: "--stdin: standard input is a terminal; pipe the data in, or use --data or --data-file")

@@ -62,18 +62,24 @@ extension ReportingCommand {
     }
 
     private func report(status: KeychainStatus, message: String, code: String? = nil) -> ExitCode {
-        if global.json {
-            let body = ErrorBody(error: .init(status: status.rawValue, name: status.name, code: code, message: message))
-            Output.standardError.write(Output.json(body) + "\n")
-        } else {
-            Output.standardError.write("error: \(status.name) (\(status.rawValue)): \(message)\n")
-        }
+        ErrorBody.write(status: status, message: message, code: code, json: global.json)
         // MSAL's interaction_required is what a caller most needs to tell from "not found".
         return ExitCode(code == "interaction_required" ? 20 : status.exitCode)
     }
 }
 
-private struct ErrorBody: Encodable {
+/// A failure as the CLI prints it on standard error: `error: <name> (<status>): <message>`, or
+/// with `--json` `{"error": {"status", "name", "code", "message"}}`.
+struct ErrorBody: Encodable {
+    static func write(status: KeychainStatus, message: String, code: String? = nil, json: Bool) {
+        if json {
+            let body = ErrorBody(error: .init(status: status.rawValue, name: status.name, code: code, message: message))
+            Output.standardError.write(Output.json(body) + "\n")
+        } else {
+            Output.standardError.write("error: \(status.name) (\(status.rawValue)): \(message)\n")
+        }
+    }
+
     struct Detail: Encodable {
         let status: Int32
         let name: String

@@ -25,15 +25,8 @@ struct SharedKeychainCommand: ParsableCommand {
     /// U+FFFD in place of the bad bytes, so two different byte strings would address one item.
     static func main() {
         if let failure = invalidArgument(in: CommandLine.unsafeArgv, count: Int(CommandLine.argc)) {
-            let json = CommandLine.arguments.contains("--json")
-            let status = KeychainStatus.param
-            if json {
-                let body = ["error": ["status": "\(status.rawValue)", "name": status.name, "message": failure]]
-                Output.standardError.write(Output.json(body) + "\n")
-            } else {
-                Output.standardError.write("error: \(status.description): \(failure)\n")
-            }
-            Foundation.exit(status.exitCode)
+            ErrorBody.write(status: .param, message: failure, json: CommandLine.arguments.contains("--json"))
+            Foundation.exit(KeychainStatus.param.exitCode)
         }
         main(nil)
     }
