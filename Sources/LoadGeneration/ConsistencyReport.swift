@@ -21,10 +21,62 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
     public var foreignItems = 0
     /// Token cache items the apps' `acquire` operations wrote (not checked here).
     public var tokenCacheItems = 0
+    /// Token workload: users whose sign-ins and removals were checked against the account list.
+    public var accountsChecked = 0
+    /// Token workload: accounts the list showed at the end.
+    public var accountsListed = 0
+    /// Token workload: acknowledged sign-ins missing from the account list, with no removal or
+    /// wipe after them.
+    public var lostSignIns = 0
+    /// Token workload: accounts listed although their last acknowledged change removed them.
+    public var resurrectedAccounts = 0
 
-    public var isConsistent: Bool { lostUpdates == 0 && resurrectedItems == 0 && foreignItems == 0 }
+    public var isConsistent: Bool {
+        lostUpdates == 0 && resurrectedItems == 0 && foreignItems == 0 && lostSignIns == 0 && resurrectedAccounts == 0
+    }
 
     public init() {}
+
+    /// The token workload's check: every acknowledged sign-in must be in the account list at the
+    /// end, unless a removal of that user or a wipe ended after the sign-in began; a user whose
+    /// last acknowledged change was a removal, with no wipe or sign-in racing it, must not be.
+    ///
+    /// - Parameters:
+    ///   - journals: each app's acknowledged sign-ins, removals and wipes.
+    ///   - prefill: the sign-ins made before the run (key: the prefilled account's number).
+    ///   - listed: the usernames the account list shows after the run.
+    public init(tokenJournals journals: [Int: [JournalEntry]], prefill: [JournalEntry], listed: Set<String>, configuration: LoadConfiguration) {
+        let wipes = journals.values.flatMap { $0.filter { $0.kind == .wipe } }
+        func wipedAfter(_ entry: JournalEntry) -> Bool { wipes.contains { $0.end > entry.start } }
+        var expected = Set<String>()
+        for entry in prefill {
+            accountsChecked += 1
+            let user = LoadConfiguration.prefilledUser(entry.key)
+            if wipedAfter(entry) { continue }
+            expected.insert(user)
+            if !listed.contains(user) { lostSignIns += 1 }
+        }
+        for app in 0..<configuration.apps {
+            var last: [Int: JournalEntry] = [:]
+            for entry in journals[app] ?? [] where entry.kind == .signIn || entry.kind == .removeAccount {
+                last[entry.key] = entry
+            }
+            for (key, entry) in last {
+                accountsChecked += 1
+                let user = LoadConfiguration.user(app: app, key: key)
+                switch entry.kind {
+                case .signIn where !wipedAfter(entry):
+                    expected.insert(user)
+                    if !listed.contains(user) { lostSignIns += 1 }
+                case .removeAccount where listed.contains(user):
+                    resurrectedAccounts += 1
+                default:
+                    break
+                }
+            }
+        }
+        accountsListed = listed.count
+    }
 
     public init(journals: [Int: [JournalEntry]], finalItems: [KeychainItem], configuration: LoadConfiguration) {
         var present: [Int: [Int: Int]] = [:]

@@ -7,10 +7,14 @@ public struct JournalEntry: Sendable, Codable, Hashable {
         case delete
         /// Someone deleted the whole group.
         case wipe
+        /// Token workload: the owner signed in its user number `key`.
+        case signIn
+        /// Token workload: the owner removed its user number `key` (or found it absent).
+        case removeAccount
     }
 
     public var kind: Kind
-    /// The owner's key index; unused for a wipe.
+    /// The owner's key index (its user's, in the token workload); unused for a wipe.
     public var key: Int
     public var version: Int
     /// Monotonic nanoseconds when the call started and when it returned.

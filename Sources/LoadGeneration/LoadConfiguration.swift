@@ -4,10 +4,37 @@ import TokenCache
 
 /// One load run: how many simulated apps, what they do, and for how long.
 public struct LoadConfiguration: Sendable, Codable, Hashable {
+    /// What the simulated apps do.
+    public enum Workload: String, Sendable, Codable, CaseIterable {
+        /// Keychain items: read, write, update, remove, list, wipe, acquire.
+        case items
+        /// The MSAL token cache: apps sign their own users in, acquire silently, refresh,
+        /// remove accounts and wipe the group (signin, acquire, refresh, remove-account, wipe).
+        case token
+
+        /// The operations a mix of this workload may name.
+        public var operations: [LoadOperation] {
+            switch self {
+            case .items: [.read, .write, .update, .remove, .list, .wipe, .acquire]
+            case .token: [.signin, .acquire, .refresh, .removeAccount, .wipe]
+            }
+        }
+
+        /// The mix when none is given: reads dominate, as in apps, and most of them hit.
+        public var defaultMix: String {
+            switch self {
+            case .items: "read=60,write=25,update=5,remove=5,list=4,wipe=1"
+            case .token: "signin=20,acquire=60,refresh=10,remove-account=9,wipe=1"
+            }
+        }
+    }
+
     /// Simulated apps, each entitled to the shared group.
     public var apps: Int
+    public var workload: Workload
     public var mix: OperationMix
-    /// Items each app owns (its key space); reads pick any app's items.
+    /// Items each app owns (its key space); reads pick any app's items. In the token workload:
+    /// the users each app signs in.
     public var itemsPerApp: Int
     /// Bytes of data per item.
     public var valueSize: Int
@@ -21,12 +48,22 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
     public var seed: UInt64
     /// The team of the simulated apps; the shared group is `<team>.com.microsoft.adalcache`.
     public var team: String
+    /// Token workload: accounts signed in before the measured phase (a cache that is already full).
+    public var prefillAccounts: Int
+    /// Open loop: operations per second in total, started on a fixed schedule whatever the
+    /// store does, with latency measured from each operation's intended start (corrected for
+    /// coordinated omission). Nil: closed loop, each app starting its next call when the last ends.
+    public var rate: Double?
 
     public init(
-        apps: Int = 4, mix: OperationMix, itemsPerApp: Int = 100, valueSize: Int = 256,
-        duration: Double = 10, operations: Int? = nil, warmup: Double = 1, seed: UInt64 = 1, team: String = "LOADTEST01"
+        apps: Int = 4, workload: Workload = .items, mix: OperationMix, itemsPerApp: Int = 100, valueSize: Int = 256,
+        duration: Double = 10, operations: Int? = nil, warmup: Double = 1, seed: UInt64 = 1, team: String = "LOADTEST01",
+        prefillAccounts: Int = 0, rate: Double? = nil
     ) {
         self.apps = apps
+        self.workload = workload
+        self.prefillAccounts = prefillAccounts
+        self.rate = rate
         self.mix = mix
         self.itemsPerApp = itemsPerApp
         self.valueSize = valueSize
@@ -48,6 +85,9 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
         public static let duration: ClosedRange<Double> = 0...86_400
         public static let operations: ClosedRange<Int> = 1...100_000_000
         public static let warmup: ClosedRange<Double> = 0...3_600
+        public static let prefillAccounts: ClosedRange<Int> = 0...100_000
+        /// Operations per second in total, in open loop.
+        public static let rate: ClosedRange<Double> = 0.1...100_000
     }
 
     /// Checks every setting against ``Limits``; the error names the option and its range.
@@ -59,6 +99,8 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
             try InputValidation.check(duration, "--duration", in: Limits.duration, unit: "seconds")
             if let operations { try InputValidation.check(operations, "--operations", in: Limits.operations) }
             try InputValidation.check(warmup, "--warmup", in: Limits.warmup, unit: "seconds")
+            try InputValidation.check(prefillAccounts, "--prefill-accounts", in: Limits.prefillAccounts)
+            if let rate { try InputValidation.check(rate, "--rate", in: Limits.rate, unit: "operations per second") }
         } catch {
             throw .invalidConfiguration(error.message)
         }
@@ -68,6 +110,13 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
                 "--apps x --items x --value-size is \(total) bytes; the limit is \(Limits.totalBytes) (256 MiB): fewer items or smaller values")
         }
         guard duration > 0 || operations != nil else { throw .invalidConfiguration("give a positive --duration or --operations") }
+        if let stray = mix.percentages.keys.sorted().first(where: { !workload.operations.contains($0) }) {
+            throw .invalidMix(
+                "'\(stray.rawValue)' is not an operation of the \(workload.rawValue) workload; use \(workload.operations.map(\.rawValue).joined(separator: ", "))")
+        }
+        if prefillAccounts > 0, workload != .token {
+            throw .invalidConfiguration("--prefill-accounts needs --workload token")
+        }
         do { _ = try TeamIdentifier(team) } catch { throw .invalidConfiguration(error.description) }
     }
 
@@ -89,6 +138,12 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
 
     /// The user app `index` signs in for `acquire`.
     static func user(app: Int) -> String { "user\(app)@loadtest.example" }
+
+    /// Token workload: user number `key` of app `app`.
+    static func user(app: Int, key: Int) -> String { "u\(key).a\(app)@loadtest.example" }
+
+    /// Token workload: prefilled account number `index`.
+    static func prefilledUser(_ index: Int) -> String { "prefill\(index)@loadtest.example" }
 
     static func account(app: Int, key: Int) -> String { "a\(app)-k\(key)" }
 }

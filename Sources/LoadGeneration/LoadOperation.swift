@@ -1,4 +1,5 @@
-/// What a simulated app does in a load run.
+/// What a simulated app does in a load run. The ``LoadConfiguration/Workload`` decides which
+/// operations a mix may name.
 public enum LoadOperation: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable, Comparable {
     /// Read one item (any app's) by account and service.
     case read
@@ -10,11 +11,20 @@ public enum LoadOperation: String, CaseIterable, Codable, CodingKeyRepresentable
     case remove
     /// List every item of the shared group, data included.
     case list
-    /// Delete the whole shared group: the hazard, as one call.
+    /// Delete the whole shared group: the hazard, as one call. In the token workload, MSAL's
+    /// `wipeCacheForAllAccounts` (the whole group, then the wipe record).
     case wipe
-    /// Get an access token for the app's user from the MSAL cache in the group (refreshing an
-    /// expired one); when a wipe took it, an emulated interactive sign-in, as an app does.
+    /// Get an access token for one of the app's users from the MSAL cache in the group. In the
+    /// items workload a wipe that took it is followed by a sign-in; in the token workload it is
+    /// silent only, and `interaction_required` is an expected outcome.
     case acquire
+    /// Token workload: an emulated interactive sign-in of one of the app's own users.
+    case signin
+    /// Token workload: a silent acquisition that skips cached access tokens and redeems the
+    /// refresh token (MSAL's `forceRefresh`).
+    case refresh
+    /// Token workload: MSAL's `removeAccount` for one of the app's own users.
+    case removeAccount = "remove-account"
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0

@@ -28,6 +28,9 @@ public struct LoadReport: Sendable, Codable, Hashable {
     public var reconnectErrors: [String: Int]
     /// Why the final listing, and so the consistency check, could not be made; nil when it was.
     public var checkFailure: String?
+    /// Open loop: the rate asked for, in operations per second (``throughput`` is the rate
+    /// achieved); nil in closed loop.
+    public var requestedRate: Double?
 
     /// True when operations were measured, nothing was lost and nothing failed unexpectedly.
     /// A run that measured nothing proves nothing, so it does not pass.
@@ -75,6 +78,7 @@ public struct LoadReport: Sendable, Codable, Hashable {
         unexpectedErrors = errorsByStatus.values.reduce(0, +) - reconnectFailures
         self.consistency = consistency
         self.checkFailure = checkFailure
+        requestedRate = configuration.rate
     }
 }
 

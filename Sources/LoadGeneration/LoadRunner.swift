@@ -1,6 +1,8 @@
 import Foundation
 import SharedKeychain
 import Synchronization
+import TokenCache
+import Synchronization
 
 /// Runs a load: empties the shared group, lets the simulated apps loose (as threads of this
 /// process, or as processes of their own through a ``WorkerFleet``), then lists the group
@@ -20,6 +22,7 @@ public struct LoadRunner: Sendable {
     /// second with the number of calls finished so far.
     public func runInThreads(progress: @Sendable (Int) -> Void = { _ in }) throws -> LoadReport {
         try emptyGroup()
+        let prefill = try prefillAccounts()
         let workers = try (0..<configuration.apps).map { try LoadWorker(app: $0, configuration: configuration, store: store) }
         let finished = ProgressCounter()
         let results = Mutex<[WorkerResult]>([])
@@ -38,14 +41,32 @@ public struct LoadRunner: Sendable {
             progress(finished.value)
         }
         progress(finished.value)
-        return try report(results.withLock { $0 }, mode: .threads)
+        return try report(results.withLock { $0 }, mode: .threads, prefill: prefill)
     }
 
     /// Runs every app as its own process, launched by `fleet`.
     public func runInProcesses(fleet: WorkerFleet, progress: @Sendable (Int) -> Void = { _ in }) throws -> LoadReport {
         try emptyGroup()
+        let prefill = try prefillAccounts()
         let results = try fleet.run(configuration: configuration, progress: progress)
-        return try report(results, mode: .processes)
+        return try report(results, mode: .processes, prefill: prefill)
+    }
+
+    /// Token workload: signs in ``LoadConfiguration/prefillAccounts`` accounts, spread over the
+    /// apps, before the apps start; their sign-ins are checked at the end like the apps' own.
+    private func prefillAccounts() throws -> [JournalEntry] {
+        guard configuration.workload == .token, configuration.prefillAccounts > 0 else { return [] }
+        let caches = try (0..<configuration.apps).map { try tokenCache(ofApp: $0) }
+        return try (0..<configuration.prefillAccounts).map { index in
+            let start = MonotonicClock.now()
+            _ = try caches[index % caches.count].signIn(username: LoadConfiguration.prefilledUser(index))
+            return JournalEntry(kind: .signIn, key: index, version: 0, start: start, end: MonotonicClock.now())
+        }
+    }
+
+    private func tokenCache(ofApp index: Int) throws -> TokenCache {
+        try TokenCache(keychain: Keychain(app: try configuration.identity(ofApp: index), store: store),
+                       configuration: LoadConfiguration.tokenConfiguration)
     }
 
     private func emptyGroup() throws {
@@ -55,15 +76,25 @@ public struct LoadRunner: Sendable {
 
     /// The report, always: when the group cannot be listed (the store is gone for good) the
     /// measurements are kept and the consistency check is marked as not made, which fails the run.
-    private func report(_ results: [WorkerResult], mode: LoadReport.Mode) throws -> LoadReport {
+    private func report(_ results: [WorkerResult], mode: LoadReport.Mode, prefill: [JournalEntry]) throws -> LoadReport {
         let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)
         let sorted = results.sorted { $0.app < $1.app }
+        let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal) })
+        if configuration.workload == .token {
+            let listed: [CachedAccount]
+            do { listed = try tokenCache(ofApp: 0).accounts() } catch {
+                return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted,
+                                  consistency: ConsistencyReport(), checkFailure: "\(error)")
+            }
+            let consistency = ConsistencyReport(
+                tokenJournals: journals, prefill: prefill, listed: Set(listed.map(\.username)), configuration: configuration)
+            return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted, consistency: consistency)
+        }
         let finalItems: [KeychainItem]
         do { finalItems = try keychain.copyAll(.all(in: configuration.group)) } catch {
             return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted,
                               consistency: ConsistencyReport(), checkFailure: error.description)
         }
-        let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal) })
         let consistency = ConsistencyReport(journals: journals, finalItems: finalItems, configuration: configuration)
         return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted, consistency: consistency)
     }

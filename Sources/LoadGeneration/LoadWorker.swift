@@ -29,16 +29,29 @@ public struct LoadWorker: Sendable {
         let measureUntil = measureFrom + UInt64(configuration.duration * 1e9)
         var measured = 0
         let reconnectsAtStart = reconnects
+        // Open loop: this app's share of the rate, on a fixed schedule from `start`.
+        let interval = configuration.rate.map { UInt64(1e9 * Double(configuration.apps) / $0) }
+        var scheduled = start
         while true {
             let now = MonotonicClock.now()
             if let operations = configuration.operations {
                 if measured >= operations { break }
-            } else if now >= measureUntil {
+            } else if (interval == nil ? now : scheduled) >= measureUntil {
                 break
             }
             let operation = configuration.mix.operation(for: Int(random.next() % 100))
             let reconnectsBefore = reconnects
-            let callStart = MonotonicClock.now()
+            // In open loop a call starts at its scheduled time, or at once when the schedule
+            // has fallen behind; its latency counts from the schedule, so the wait a slow call
+            // caused its successors is measured (coordinated omission).
+            var callStart = MonotonicClock.now()
+            if let interval {
+                if scheduled > callStart { MonotonicClock.sleep(until: scheduled) }
+                callStart = scheduled
+                scheduled += interval
+            }
+            // The consistency check needs when the call really began, not when it was due.
+            let began = max(callStart, MonotonicClock.now())
             let outcome = perform(operation, random: &random, versions: &versions)
             let callEnd = MonotonicClock.now()
             if reconnects != reconnectsBefore, case .failed(let status) = outcome {
@@ -53,7 +66,7 @@ public struct LoadWorker: Sendable {
                 case .failed(let status): result.errors[operation, default: [:]][status.name, default: 0] += 1
                 }
             }
-            if case .failed = outcome {} else if let entry = outcome.journal(start: callStart, end: callEnd) {
+            if case .failed = outcome {} else if let entry = outcome.journal(start: began, end: callEnd) {
                 result.journal.append(entry)
             }
             progress?.increment()
@@ -80,6 +93,7 @@ public struct LoadWorker: Sendable {
     }
 
     private func perform(_ operation: LoadOperation, random: inout SeededGenerator, versions: inout [Int]) -> Outcome {
+        if configuration.workload == .token { return performTokenOperation(operation, random: &random) }
         let group = configuration.group
         let key = Int(random.next() % UInt64(configuration.itemsPerApp))
         let account = LoadConfiguration.account(app: app, key: key)
@@ -113,9 +127,41 @@ public struct LoadWorker: Sendable {
                 return .done(.wipe, key: 0, version: 0)
             case .acquire:
                 return acquire()
+            case .signin, .refresh, .removeAccount:
+                // Token workload only; the configuration refuses them in a mix of items.
+                return .failed(.param)
             }
         } catch .itemNotFound {
             return .expected(KeychainStatus.itemNotFound.name)
+        } catch {
+            return .failed(error.status)
+        }
+    }
+
+    /// The token workload: the app's own users (`--items` of them) signed in, acquired, refreshed
+    /// and removed, and the group wiped, through the MSAL-layout cache.
+    private func performTokenOperation(_ operation: LoadOperation, random: inout SeededGenerator) -> Outcome {
+        let key = Int(random.next() % UInt64(configuration.itemsPerApp))
+        let user = LoadConfiguration.user(app: app, key: key)
+        do throws(TokenCacheError) {
+            switch operation {
+            case .signin:
+                _ = try tokens.signIn(username: user)
+                return .done(.signIn, key: key, version: 0)
+            case .acquire, .refresh:
+                _ = try tokens.acquireTokenSilent(account: user, scopes: TokenCache.defaultScopes, forceRefresh: operation == .refresh)
+                return .done
+            case .removeAccount:
+                do { try tokens.remove(account: user) } catch .accountNotFound {}
+                return .done(.removeAccount, key: key, version: 0)
+            case .wipe:
+                try tokens.wipeCacheForAllAccounts()
+                return .done(.wipe, key: 0, version: 0)
+            case .read, .write, .update, .remove, .list:
+                return .failed(.param)
+            }
+        } catch .interactionRequired {
+            return .expected("interaction_required")
         } catch {
             return .failed(error.status)
         }

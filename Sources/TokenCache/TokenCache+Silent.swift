@@ -9,10 +9,15 @@ extension TokenCache {
     /// covers every requested scope (case-insensitively) and does not expire within
     /// ``expirationMargin``.
     ///
-    /// - Parameter account: a home account ID (`<oid>.<tid>`) or a username.
+    /// - Parameters:
+    ///   - account: a home account ID (`<oid>.<tid>`) or a username.
+    ///   - forceRefresh: skip cached access tokens and redeem a refresh token, as MSAL's
+    ///     `forceRefresh` does.
     /// - Throws: ``TokenCacheError/interactionRequired(reason:lastWipe:)`` when no token is usable;
     ///   it carries the group's wipe record, if any, to say who deleted the tokens.
-    public func acquireTokenSilent(account identifier: String, scopes: [String]) throws(TokenCacheError) -> AuthenticationResult {
+    public func acquireTokenSilent(account identifier: String, scopes: [String], forceRefresh: Bool = false) throws(TokenCacheError)
+        -> AuthenticationResult
+    {
         let scopes = try Self.normalized(scopes)
         // Partial queries, as the SDKs read: the account records, then the items of the account
         // asked for and the app's metadata. A read costs what those items cost, not what the
@@ -23,7 +28,7 @@ extension TokenCache {
         }
         let snapshot = CacheSnapshot(items: try itemsOf(homeAccountID: account.homeAccountID))
         let date = now()
-        if let cached = validAccessToken(for: account, scopes: scopes, in: snapshot, at: date) {
+        if !forceRefresh, let cached = validAccessToken(for: account, scopes: scopes, in: snapshot, at: date) {
             return cached
         }
         var refusals: [String] = []

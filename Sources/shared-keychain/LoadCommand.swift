@@ -29,13 +29,28 @@ struct LoadCommand: ReportingCommand {
     var threads = false
 
     @Option(help: ArgumentHelp(
-        "Operation mix in percent, from \(LoadOperation.allCases.map(\.rawValue).joined(separator: ", ")).",
-        discussion: "acquire gets a token for the app's own user from the MSAL cache in the group, signing in again after a wipe took it (counted as interaction_required).",
-        valueName: "op=pct,..."))
-    var mix: String = "read=60,write=25,update=5,remove=5,list=4,wipe=1"
+        "What the apps do: items (keychain items) or token (the MSAL token cache).",
+        discussion: "token: each app signs in its own users (--items of them), acquires silently, refreshes, removes accounts and now and then wipes the group; the check at the end lists the accounts and every acknowledged sign-in must be there unless a removal or wipe came after it.",
+        valueName: "workload"))
+    var workload: LoadConfiguration.Workload = .items
 
-    @Option(help: "Items each app owns in the shared group.")
+    @Option(help: ArgumentHelp(
+        "Operation mix in percent. items: \(LoadConfiguration.Workload.items.operations.map(\.rawValue).joined(separator: ", ")); token: \(LoadConfiguration.Workload.token.operations.map(\.rawValue).joined(separator: ", ")).",
+        discussion: "Default for items: \(LoadConfiguration.Workload.items.defaultMix); for token: \(LoadConfiguration.Workload.token.defaultMix). In the items workload, acquire gets a token for the app's own user from the MSAL cache in the group, signing in again after a wipe took it (counted as interaction_required).",
+        valueName: "op=pct,..."))
+    var mix: String?
+
+    @Option(help: "Items each app owns in the shared group (token workload: users each app signs in).")
     var items: Int = 100
+
+    @Option(name: .customLong("prefill-accounts"), help: ArgumentHelp(
+        "Token workload: accounts signed in before the measured phase.", valueName: "n"))
+    var prefillAccounts: Int = 0
+
+    @Option(help: ArgumentHelp(
+        "Open loop: start this many operations per second in total, on a fixed schedule, and measure latency from each one's intended start (corrected for coordinated omission). Default: closed loop.",
+        valueName: "ops"))
+    var rate: Double?
 
     @Option(name: .customLong("value-size"), help: "Bytes of data per item.")
     var valueSize: Int = 256
@@ -59,12 +74,15 @@ struct LoadCommand: ReportingCommand {
     var report: String?
 
     func checkInputs() throws {
-        for count in try appCounts() {
-            try LoadConfiguration(
-                apps: count, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
-                duration: duration, operations: operations, warmup: warmup, seed: seed, team: team
-            ).validate()
-        }
+        for count in try appCounts() { try configuration(apps: count).validate() }
+    }
+
+    /// The run for `apps` apps, as the options describe it.
+    private func configuration(apps: Int) throws -> LoadConfiguration {
+        LoadConfiguration(
+            apps: apps, workload: workload, mix: try OperationMix(parsing: mix ?? workload.defaultMix), itemsPerApp: items,
+            valueSize: valueSize, duration: duration, operations: operations, warmup: warmup, seed: seed, team: team,
+            prefillAccounts: prefillAccounts, rate: rate)
     }
 
     func execute() throws {
@@ -75,14 +93,15 @@ struct LoadCommand: ReportingCommand {
         let session = try KeychainSession(global)
         var reports: [LoadReport] = []
         for count in counts {
-            let configuration = LoadConfiguration(
-                apps: count, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
-                duration: duration, operations: operations, warmup: warmup, seed: seed, team: team)
+            let configuration = try configuration(apps: count)
+            if configuration.prefillAccounts > 0 {
+                Output.standardError.write("signing in \(configuration.prefillAccounts) accounts before the run...\n")
+            }
             let runner = try LoadRunner(configuration: configuration, store: session.store)
             let progress = ProgressLine(label: "\(count) app\(count == 1 ? "" : "s")", expected: configuration)
             let result = threads
                 ? try runner.runInThreads(progress: progress.update)
-                : try runner.runInProcesses(fleet: fleet(apps: count), progress: progress.update)
+                : try runner.runInProcesses(fleet: fleet(configuration), progress: progress.update)
             progress.finish()
             reports.append(result)
         }
@@ -109,14 +128,16 @@ struct LoadCommand: ReportingCommand {
     }
 
     /// Workers are this executable, run as `load-worker` on the same storage.
-    private func fleet(apps: Int) -> WorkerFleet {
+    private func fleet(_ configuration: LoadConfiguration) -> WorkerFleet {
         let common = global.workerArguments
-        let options = (mix, items, valueSize, duration, operations, warmup, seed, team)
         return WorkerFleet(executable: GlobalOptions.executable) { app, resultFile in
-            var arguments = ["load-worker", "--app-index", "\(app)", "--apps", "\(apps)", "--result", resultFile.path] + common
-            arguments += ["--mix", options.0, "--items", "\(options.1)", "--value-size", "\(options.2)",
-                          "--duration", "\(options.3)", "--warmup", "\(options.5)", "--seed", "\(options.6)", "--team", options.7]
-            if let operations = options.4 { arguments += ["--operations", "\(operations)"] }
+            var arguments = ["load-worker", "--app-index", "\(app)", "--apps", "\(configuration.apps)", "--result", resultFile.path] + common
+            arguments += ["--workload", configuration.workload.rawValue, "--mix", configuration.mix.description,
+                          "--items", "\(configuration.itemsPerApp)", "--value-size", "\(configuration.valueSize)",
+                          "--duration", "\(configuration.duration)", "--warmup", "\(configuration.warmup)",
+                          "--seed", "\(configuration.seed)", "--team", configuration.team]
+            if let operations = configuration.operations { arguments += ["--operations", "\(operations)"] }
+            if let rate = configuration.rate { arguments += ["--rate", "\(rate)"] }
             return arguments
         }
     }
@@ -140,6 +161,7 @@ struct LoadWorkerCommand: ReportingCommand {
     @Option var appIndex: Int
     @Option var apps: Int
     @Option var result: String
+    @Option var workload: LoadConfiguration.Workload
     @Option var mix: String
     @Option var items: Int
     @Option var valueSize: Int
@@ -148,12 +170,15 @@ struct LoadWorkerCommand: ReportingCommand {
     @Option var warmup: Double
     @Option var seed: UInt64
     @Option var team: String
+    @Option var rate: Double?
 
     func execute() throws {
         let configuration = LoadConfiguration(
-            apps: apps, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
-            duration: duration, operations: operations, warmup: warmup, seed: seed, team: team)
+            apps: apps, workload: workload, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
+            duration: duration, operations: operations, warmup: warmup, seed: seed, team: team, rate: rate)
         let worker = try LoadWorker(app: appIndex, configuration: configuration, store: KeychainSession(global).store)
         try WorkerProtocol.serve(worker, resultFile: URL(fileURLWithPath: result))
     }
 }
+
+extension LoadConfiguration.Workload: ExpressibleByArgument {}

@@ -9,10 +9,15 @@ struct LoadReportText {
 
     var rendered: String {
         let configuration = report.configuration
+        let what = configuration.workload == .token
+            ? "token workload, \(configuration.itemsPerApp) users/app"
+                + (configuration.prefillAccounts > 0 ? ", \(configuration.prefillAccounts) accounts prefilled" : "")
+            : "\(configuration.itemsPerApp) items/app of \(configuration.valueSize) B"
+        let loop = report.requestedRate.map { "open loop at \(format($0)) ops/s requested, \(format(report.throughput)) achieved" }
+            ?? "closed loop"
         var text = """
             \(configuration.apps) app\(configuration.apps == 1 ? "" : "s") as \(report.mode.rawValue) on \(report.backend), \
-            mix \(configuration.mix), \(configuration.itemsPerApp) items/app of \(configuration.valueSize) B, \
-            \(String(format: "%.2f", report.seconds)) s measured
+            mix \(configuration.mix), \(what), \(loop), \(String(format: "%.2f", report.seconds)) s measured
 
             """
         let rows = report.operations.map { stats in
@@ -34,6 +39,14 @@ struct LoadReportText {
             return text
         }
         let consistency = report.consistency
+        if configuration.workload == .token {
+            text += "consistency: \(consistency.accountsChecked) users checked, \(consistency.accountsListed) accounts listed, "
+                + "\(consistency.lostSignIns) lost sign-ins, \(consistency.resurrectedAccounts) resurrected accounts"
+                + " -> \(report.passed ? "PASS" : "FAIL")\n"
+                + (report.totalOperations == 0 ? "FAIL: no operation was measured; raise --duration or --operations\n" : "")
+                + "\n"
+            return text
+        }
         text += "consistency: \(consistency.keysChecked) keys checked, \(consistency.itemsPresent) present, "
             + "\(consistency.lostUpdates) lost updates, \(consistency.resurrectedItems) resurrected, "
             + "\(consistency.unacknowledgedWrites) unacknowledged writes landed"

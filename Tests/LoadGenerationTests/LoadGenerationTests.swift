@@ -1,6 +1,7 @@
 import Foundation
 import KeychainTestSupport
 import SharedKeychain
+import Synchronization
 import Testing
 @testable import LoadGeneration
 
@@ -163,5 +164,112 @@ struct LoadReportVerdictTests {
         #expect(report.reconnectErrors == ["errSecNotAvailable": 1])
         #expect(report.unexpectedErrors == 0)
         #expect(report.passed)
+    }
+}
+
+@Suite("Token workload")
+struct TokenWorkloadTests {
+    func configuration(_ mix: String, apps: Int = 2, prefill: Int = 0) throws -> LoadConfiguration {
+        LoadConfiguration(apps: apps, workload: .token, mix: try OperationMix(parsing: mix), itemsPerApp: 4,
+                          operations: 40, warmup: 0, team: TestBackend.uniqueTeamID(), prefillAccounts: prefill)
+    }
+
+    @Test(arguments: TestBackend.memoryAndKeyring)
+    func signInsOnlyAreAllListedAtTheEnd(_ backend: TestBackend) throws {
+        let report = try LoadRunner(configuration: configuration("signin=100", prefill: 6), store: backend.makeStore()).runInThreads()
+        #expect(report.passed, "\(report.consistency)")
+        #expect(report.operations.map(\.operation) == [.signin])
+        // Every app's 4 users (each signed in at least once in 40 tries, with this seed) and the 6 prefilled.
+        #expect(report.consistency.accountsChecked == 2 * 4 + 6)
+        #expect(report.consistency.accountsListed == 2 * 4 + 6)
+        #expect(report.consistency.lostSignIns == 0)
+    }
+
+    @Test(arguments: TestBackend.memoryAndKeyring)
+    func theDefaultMixStaysConsistent(_ backend: TestBackend) throws {
+        let mix = LoadConfiguration.Workload.token.defaultMix
+        let report = try LoadRunner(configuration: configuration(mix, apps: 3), store: backend.makeStore()).runInThreads()
+        #expect(report.passed, "\(report.consistency) errors: \(report.errorsByStatus)")
+        #expect(report.unexpectedErrors == 0)
+        #expect(Set(report.operations.map(\.operation)).isSubset(of: Set(LoadConfiguration.Workload.token.operations)))
+    }
+
+    @Test func mixesAreCheckedAgainstTheWorkload() throws {
+        #expect(throws: LoadError.self) { try configuration("read=100").validate() }
+        #expect(throws: LoadError.self) {
+            try LoadConfiguration(mix: OperationMix(parsing: "signin=100"), operations: 1).validate()
+        }
+        #expect(throws: LoadError.self) {
+            try LoadConfiguration(mix: OperationMix(parsing: "read=100"), operations: 1, prefillAccounts: 3).validate()
+        }
+    }
+
+    func entry(_ kind: JournalEntry.Kind, key: Int = 0, start: UInt64, end: UInt64) -> JournalEntry {
+        JournalEntry(kind: kind, key: key, version: 0, start: start, end: end)
+    }
+
+    @Test func signInsMissingFromTheListAreLostUnlessAWipeOrRemovalCameAfter() throws {
+        let configuration = try configuration("signin=100", apps: 1)
+        let user = { LoadConfiguration.user(app: 0, key: $0) }
+        let journals = [0: [entry(.signIn, key: 0, start: 10, end: 20), entry(.signIn, key: 2, start: 50, end: 60),
+                            entry(.removeAccount, key: 2, start: 70, end: 80), entry(.signIn, key: 3, start: 90, end: 100),
+                            entry(.signIn, key: 1, start: 130, end: 140)]]
+        // key 0 listed; key 2 removed yet listed: resurrected; key 3 missing, but a wipe by
+        // another app ended after its sign-in began; key 1 signed in after that wipe: lost.
+        let wipe = [1: [entry(.wipe, start: 95, end: 120)]]
+        let report = ConsistencyReport(
+            tokenJournals: journals.merging(wipe) { $1 }, prefill: [entry(.signIn, key: 0, start: 1, end: 2)],
+            listed: [user(0), user(2), LoadConfiguration.prefilledUser(0)], configuration: configuration)
+        #expect(report.lostSignIns == 1)
+        #expect(report.resurrectedAccounts == 1)
+        #expect(report.accountsChecked == 5)
+        #expect(!report.isConsistent)
+    }
+}
+
+/// A store whose `stallAt`-th read takes `stall` seconds: a hiccup of the daemon.
+final class StallingStore: ItemStore {
+    let base = InMemoryStore()
+    let stallAt: Int
+    let stall: TimeInterval
+    private let reads = Atomic<Int>(0)
+
+    init(stallAt: Int, stall: TimeInterval) {
+        self.stallAt = stallAt
+        self.stall = stall
+    }
+
+    var name: String { "stalling" }
+    func add(_ item: StoredItem) throws(StorageError) { try base.add(item) }
+    func items(matching query: ItemQuery, limit: Int?) throws(StorageError) -> [StoredItem] {
+        // The stall is the behaviour under test (a slow daemon), not a wait for another thread.
+        if reads.add(1, ordering: .relaxed).newValue == stallAt { Thread.sleep(forTimeInterval: stall) }
+        return base.items(matching: query, limit: limit)
+    }
+    func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
+        try base.update(matching: query, with: change, at: date)
+    }
+    func delete(matching query: ItemQuery) throws(StorageError) -> Int { base.delete(matching: query) }
+}
+
+@Suite("Open loop")
+struct OpenLoopTests {
+    func run(rate: Double?) throws -> LoadReport {
+        let configuration = LoadConfiguration(
+            apps: 1, mix: try OperationMix(parsing: "read=100"), itemsPerApp: 10, operations: 300, warmup: 0, rate: rate)
+        return try LoadRunner(configuration: configuration, store: StallingStore(stallAt: 10, stall: 0.2)).runInThreads()
+    }
+
+    /// One 200 ms stall at 1,000 calls/s delays the ~200 calls scheduled behind it: open loop
+    /// counts that wait from each call's intended start; closed loop sees one slow call.
+    @Test func openLoopMeasuresTheWaitAStallCausesItsSuccessors() throws {
+        let open = try run(rate: 1000)
+        let closed = try run(rate: nil)
+        #expect(open.requestedRate == 1000)
+        #expect(closed.requestedRate == nil)
+        #expect(open.totalOperations == 300 && closed.totalOperations == 300)
+        #expect(open.overall.p50 >= 20_000, "p50 \(open.overall.p50) µs")
+        #expect(closed.overall.p50 * 10 < open.overall.p50)
+        #expect(closed.overall.max >= 200_000 && open.overall.max >= 200_000)
     }
 }
