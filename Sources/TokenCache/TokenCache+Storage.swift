@@ -45,9 +45,13 @@ extension TokenCache {
     }
 
     /// Writes `fields` at `layout` over the JSON stored there, keeping the keys this module does
-    /// not manage (`managedKeys`).
+    /// not manage (`managedKeys`). A write that would store what is already there is skipped, as
+    /// the SDKs skip unchanged app metadata and account records: on a real device such a write
+    /// costs a keychain round trip, and here it costs gnome-keyring a rewrite of a whole file.
     func write(_ fields: JSONObject, managedKeys: Set<String>, at layout: ItemLayout, over existing: [ItemAddress: JSONObject]) throws(TokenCacheError) {
-        let object = CacheJSON.overlay(fields, on: existing[layout.address], managedKeys: managedKeys)
+        let stored = existing[layout.address]
+        let object = CacheJSON.overlay(fields, on: stored, managedKeys: managedKeys)
+        guard object != stored else { return }
         try store(CacheJSON.data(object), at: layout)
     }
 

@@ -68,6 +68,33 @@ struct ConcurrencyAndScaleTests {
         #expect(try suite.mail.accounts().map(\.username) == ["alice@contoso.com"])
     }
 
+    /// Writes that would store what is there already are skipped, as MSAL skips them: a second
+    /// user's sign-in leaves the app metadata alone, and the same user's second sign-in the
+    /// account record, the metadata and the sign-in state too. Nothing MSAL keeps is dropped.
+    @Test(arguments: Backend.memoryAndKeyring)
+    func signInsSkipWritesThatChangeNothing(_ backend: Backend) throws {
+        let counting = CountingStore(try backend.makeStore())
+        let suite = try Suite(backend, store: counting)
+        func writes(_ body: () throws -> Void) throws -> (added: Int, updated: Int) {
+            counting.reset()
+            try body()
+            return (counting.calls["add"] ?? 0, counting.calls["update"] ?? 0)
+        }
+        // New: metadata, account, ID token, refresh token, family refresh token, access token,
+        // sign-in state; each an update that finds nothing, then an add.
+        #expect(try writes { try suite.mail.signIn(username: "alice@contoso.com") } == (7, 7))
+        // Another user: the app's metadata is as it was.
+        #expect(try writes { try suite.mail.signIn(username: "bob@contoso.com") } == (6, 6))
+        // The same user again: only the new tokens. The test clock stands still, so the ID token
+        // comes out the same and is left alone too: refresh, family refresh and access tokens.
+        let again = try writes { try suite.mail.signIn(username: "alice@contoso.com") }
+        #expect(again == (0, 3), "\(again)")
+        let items = try suite.items()
+        #expect(items.filter { $0.type == 1003 }.count == 2)
+        #expect(items.filter { $0.type == 3001 }.count == 1)
+        #expect(try suite.calendar.accounts().map(\.username).sorted() == ["alice@contoso.com", "bob@contoso.com"])
+    }
+
     @Test(arguments: Backend.memoryAndKeyring)
     func listingCostsTheSameStoreCallsForTenOrFiveHundredItems(_ backend: Backend) throws {
         func calls(accounts count: Int) throws -> (calls: [String: Int], listed: Int, items: Int) {
