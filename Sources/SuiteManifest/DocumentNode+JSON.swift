@@ -7,6 +7,9 @@ extension DocumentNode {
         guard data.count <= limits.maxBytes else {
             throw DocumentSyntaxError(reason: "the document is \(data.count) bytes; the limit is \(limits.maxBytes)")
         }
+        if let offset = InputValidation.firstInvalidUTF8Offset(data) {
+            throw DocumentSyntaxError(reason: "not UTF-8 text (bad byte at offset \(offset))")
+        }
         let tree: Any
         do { tree = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) } catch {
             throw DocumentSyntaxError(reason: Self.describeJSONError(error, in: data))

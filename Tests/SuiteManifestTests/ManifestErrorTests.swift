@@ -212,3 +212,16 @@ struct ManifestErrorTests {
         }
     }
 }
+
+@Suite("Manifests that are not UTF-8")
+struct ManifestEncodingTests {
+    @Test(arguments: ["suite.yaml", "suite.json"])
+    func invalidUTF8IsRefusedWithItsOffset(_ name: String) throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.cleanUp() }
+        let text = name.hasSuffix(".json") ? #"{"apps": [{"bundle_id": "com.contoso.m"# : "apps:\n  - bundle_id: com.contoso.m"
+        let manifest = try scratch.write(name, Data(text.utf8) + Data([0xFF, 0xFE]) + Data("ail\n".utf8))
+        let error = #expect(throws: SuiteManifestError.self) { try SuiteManifest.load(from: manifest) }
+        #expect(error.map { "\($0)" }?.contains("not UTF-8 text (bad byte at offset") == true, "\(String(describing: error))")
+    }
+}
