@@ -32,9 +32,9 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     public let configuration: Configuration
 
     let client: SecretServiceClient
-    private let directory = CollectionDirectory()
+    let directory = CollectionDirectory()
     private let locks: GroupLocks
-    private var logger: Logger { configuration.logger }
+    var logger: Logger { configuration.logger }
     private let reconnectCount = Atomic<Int>(0)
 
     /// How often this store reconnected after the daemon restarted or vanished.
@@ -152,7 +152,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
 
     /// Signals that the body changed the keyring's state (unlocked a collection, dropped a stale
     /// path) and must run again from the start.
-    private struct RetryOperation: Error {}
+    struct RetryOperation: Error {}
 
     /// Runs `body` with the connected service: reconnects and retries once when the daemon
     /// restarted or vanished, re-runs after an unlock, and maps every failure to a StorageError.
@@ -308,7 +308,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// collection, so each call would cost what ALL groups hold, not what this one holds. That
     /// search cannot tell locked items apart; a locked collection shows when their secrets are
     /// read or written, or (nothing found) through its `Locked` property.
-    private func search(_ attributes: [String: String], group: String, _ service: ServiceHandle) throws
+    func search(_ attributes: [String: String], group: String, _ service: ServiceHandle) throws
         -> SecretServiceClient.SearchResult
     {
         guard configuration.layout.masterPassword != nil else { return try client.searchPaths(service, attributes: attributes) }
@@ -329,7 +329,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// The unlocked items matching `attributes`. Locked matches, or an empty result while the
     /// group's collection is locked (which hides items from some services), go through
     /// ``handleLocked(_:_:)``: never an empty answer for a locked collection.
-    private func searchUnlocked(_ attributes: [String: String], group: String, _ service: ServiceHandle) throws -> [String] {
+    func searchUnlocked(_ attributes: [String: String], group: String, _ service: ServiceHandle) throws -> [String] {
         let found = try search(attributes, group: group, service)
         if let locked = found.locked.first {
             try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
@@ -353,211 +353,5 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
         guard let value = try client.collectionProperty(service, path: collection, name: "Locked") else { return false }
         defer { g_variant_unref(value) }
         return Variant.bool(of: value) ?? false
-    }
-
-    // MARK: Writing
-
-    /// Creates the item in `collection`; returns its path.
-    private func create(_ envelope: ItemEnvelope, in collection: String, replace: Bool, _ service: ServiceHandle) throws -> String {
-        let secret: Data
-        do {
-            secret = try envelope.encoded()
-        } catch {
-            throw StorageError.backend(domain: "shared-keychain", code: 0, message: "cannot encode the item record: \(error)")
-        }
-        do {
-            let path = try client.createItem(
-                service, collection: collection, label: ItemAttributes.label(of: envelope.item),
-                attributes: ItemAttributes.of(envelope.item), secret: secret, contentType: ItemEnvelope.contentType,
-                replace: replace)
-            directory.noteUnlocked([CollectionDirectory.collection(ofItem: path)], epoch: service.owner)
-            return path
-        } catch {
-            // One plain catch: `catch where` clauses in these untyped-throwing methods crash the
-            // Swift 6.3 compiler (SIL ownership verifier).
-            switch error.kind {
-            case .locked:
-                try handleLocked(collection, service)
-            case .noSuchObject where configuration.layout.masterPassword != nil:
-                // Another process deleted the group's collection since we cached its path.
-                directory.forget(envelope.item.group)
-                throw RetryOperation()
-            default:
-                throw error
-            }
-        }
-    }
-
-    /// Deletes one item; false when it was gone already.
-    private func deleteItem(_ path: String, _ service: ServiceHandle) throws -> Bool {
-        do {
-            try client.deleteItem(service, path: path)
-            return true
-        } catch {
-            switch error.kind {
-            case .noSuchObject: return false
-            case .locked: try handleLocked(CollectionDirectory.collection(ofItem: path), service)
-            default: throw error
-            }
-        }
-    }
-
-    /// Keys `change` would move items to that items outside `matched` hold already.
-    private func keysTaken(by change: ItemChange, from matched: [StoredItem], at date: Date, _ service: ServiceHandle) throws
-        -> Set<PrimaryKey>
-    {
-        guard change.touchesPrimaryKey else { return [] }
-        let vacated = Set(matched.map(\.primaryKey))
-        var checked = Set<PrimaryKey>()
-        var taken = Set<PrimaryKey>()
-        for item in matched {
-            let key = change.applied(to: item, at: date).primaryKey
-            guard !vacated.contains(key), checked.insert(key).inserted else { continue }
-            let found = try search(ItemAttributes.matching(key), group: key.group, service)
-            if !found.unlocked.isEmpty || !found.locked.isEmpty { taken.insert(key) }
-        }
-        return taken
-    }
-
-    /// Writes an update plan. An item whose attributes stay the same is rewritten in place
-    /// (CreateItem with REPLACE and the same attributes); one whose attributes change gets a new
-    /// item first, and the old ones are deleted only once every new one exists, so a swap of
-    /// two keys works and a failure part-way leaves the old items.
-    private func apply(_ plan: UpdatePlan, to fetched: [Fetched], _ service: ServiceHandle) throws {
-        var moves: [(record: Fetched, new: StoredItem)] = []
-        for (record, replacement) in zip(fetched, plan.replacements) {
-            guard ItemAttributes.of(replacement.old) == ItemAttributes.of(replacement.new) else {
-                moves.append((record, replacement.new))
-                continue
-            }
-            let envelope = ItemEnvelope(item: replacement.new, sequence: record.envelope.sequence)
-            let path = try create(envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: true, service)
-            if path != record.path {
-                _ = try deleteItem(record.path, service)
-            }
-        }
-        var created: [String] = []
-        do {
-            for (record, new) in moves {
-                // A new primary key moves the item to the end of its group, as in memory.
-                let keyChanged = record.envelope.item.primaryKey != new.primaryKey
-                let envelope = ItemEnvelope(item: new, sequence: keyChanged ? InsertionClock.next() : record.envelope.sequence)
-                created.append(
-                    try create(envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: false, service))
-            }
-        } catch {
-            for path in created { try? client.deleteItem(service, path: path) }
-            throw error
-        }
-        for (record, _) in moves {
-            _ = try deleteItem(record.path, service)
-        }
-    }
-
-    /// Deletes every item of `group` by deleting its collection: one call, after one search of
-    /// the collection to count them (per-group layout only).
-    private func deleteWholeGroup(_ group: String, _ service: ServiceHandle) throws -> Int {
-        // Nothing found in a locked collection is .locked there, not "nothing deleted".
-        let paths = try searchUnlocked(ItemAttributes.matching(ItemQuery(groups: [group]), in: group), group: group, service)
-        guard let first = paths.first else { return 0 }
-        let collection = CollectionDirectory.collection(ofItem: first)
-        do {
-            try client.deleteCollection(service, path: collection)
-        } catch {
-            switch error.kind {
-            case .locked:
-                try handleLocked(collection, service)
-            case .noSuchObject:
-                directory.forget(group)
-                throw RetryOperation()
-            default:
-                throw error
-            }
-        }
-        directory.forget(group)
-        logger.debug("deleted the collection of an access group", metadata: ["group": "\(group)"])
-        return paths.count
-    }
-
-    // MARK: Collections and locks
-
-    /// Where a new item of `group` goes.
-    private func writableCollection(for group: String, _ service: ServiceHandle) throws -> String {
-        guard let master = configuration.layout.masterPassword else { return configuration.layout.sharedCollection }
-        guard let path = try resolveCollection(for: group, creatingWith: master, useCache: true, service) else {
-            throw GLibFailure(call: "CreateWithMasterPassword", message: "no collection for access group '\(group)'")
-        }
-        return path
-    }
-
-    /// The collection whose lock decides whether `group`'s items can be seen.
-    private func relevantCollection(for group: String) -> String {
-        guard configuration.layout.masterPassword != nil else { return configuration.layout.sharedCollection }
-        return directory.cachedPath(for: group)
-            ?? CollectionDirectory.expectedPath(forLabel: CollectionDirectory.label(for: group))
-    }
-
-    /// Finds `group`'s collection (at the path gnome-keyring derives from its label, else among
-    /// `<path>_N` siblings it makes when the name was taken), creating it when `master` is given.
-    private func resolveCollection(
-        for group: String, creatingWith master: String?, useCache: Bool, _ service: ServiceHandle
-    ) throws -> String? {
-        if useCache, let cached = directory.cachedPath(for: group) { return cached }
-        let label = CollectionDirectory.label(for: group)
-        let expected = CollectionDirectory.expectedPath(forLabel: label)
-        var candidates = [expected]
-        if try collectionLabel(expected, service) != label {
-            candidates = try client.collectionPaths(service).filter { $0.hasPrefix(expected + "_5f") }.sorted()
-        }
-        for path in candidates where try collectionLabel(path, service) == label {
-            directory.remember(path, for: group)
-            return path
-        }
-        guard let master else { return nil }
-        let created = try client.createCollection(service, label: label, masterPassword: master)
-        logger.debug("created the collection of an access group", metadata: ["group": "\(group)", "path": "\(created)"])
-        directory.remember(created, for: group)
-        directory.noteUnlocked([created], epoch: service.owner)
-        return created
-    }
-
-    private func collectionLabel(_ path: String, _ service: ServiceHandle) throws -> String? {
-        guard let value = try client.collectionProperty(service, path: path, name: "Label") else { return nil }
-        defer { g_variant_unref(value) }
-        return Variant.string(of: value)
-    }
-
-    /// The collection (or alias) is locked. If this store saw it unlocked during this run of the daemon,
-    /// someone locked it (`.locked`) or the daemon restarted (reconnect). Otherwise, with a
-    /// master password, unlock it and run the operation again.
-    private func handleLocked(_ alias: String, _ service: ServiceHandle) throws -> Never {
-        // Name the real collection ("login"), as seen-unlocked records and users know it.
-        var collection = alias
-        if alias == CollectionDirectory.defaultAlias, let target = try client.readAlias(service, name: "default") {
-            collection = target
-        }
-        let name = CollectionDirectory.displayName(of: collection)
-        if directory.wasUnlocked(collection, epoch: service.owner) {
-            if try client.nameOwner(service) != service.owner {
-                throw GLibFailure(call: "GetNameOwner", message: "the Secret Service restarted", kind: .staleSession)
-            }
-            throw StorageError.locked(collection: name)
-        }
-        guard let master = configuration.layout.masterPassword else { throw StorageError.locked(collection: name) }
-        do {
-            try client.unlockCollection(service, path: collection, masterPassword: master)
-        } catch {
-            guard [.other, .noSuchObject, .locked].contains(error.kind) else { throw error }
-            logger.debug("could not unlock a collection", metadata: ["collection": "\(name)", "reason": "\(error.message)"])
-            throw StorageError.locked(collection: name)
-        }
-        logger.debug("unlocked a collection with the master password", metadata: ["collection": "\(name)"])
-        directory.noteUnlocked([collection], epoch: service.owner)
-        throw RetryOperation()
-    }
-
-    static func unique(_ groups: [String]) -> [String] {
-        var seen = Set<String>()
-        return groups.filter { seen.insert($0).inserted }
     }
 }

@@ -1,0 +1,129 @@
+import CLibsecret
+import Foundation
+import KeychainStorage
+
+/// Writing items: creating one from its envelope, deleting one, and applying an update plan so
+/// that a failure part-way leaves the old items.
+extension SecretServiceStore {
+    /// Creates the item in `collection`; returns its path.
+    func create(_ envelope: ItemEnvelope, in collection: String, replace: Bool, _ service: ServiceHandle) throws -> String {
+        let secret: Data
+        do {
+            secret = try envelope.encoded()
+        } catch {
+            throw StorageError.backend(domain: "shared-keychain", code: 0, message: "cannot encode the item record: \(error)")
+        }
+        do {
+            let path = try client.createItem(
+                service, collection: collection, label: ItemAttributes.label(of: envelope.item),
+                attributes: ItemAttributes.of(envelope.item), secret: secret, contentType: ItemEnvelope.contentType,
+                replace: replace)
+            directory.noteUnlocked([CollectionDirectory.collection(ofItem: path)], epoch: service.owner)
+            return path
+        } catch {
+            // One plain catch: `catch where` clauses in these untyped-throwing methods crash the
+            // Swift 6.3 compiler (SIL ownership verifier).
+            switch error.kind {
+            case .locked:
+                try handleLocked(collection, service)
+            case .noSuchObject where configuration.layout.masterPassword != nil:
+                // Another process deleted the group's collection since we cached its path.
+                directory.forget(envelope.item.group)
+                throw RetryOperation()
+            default:
+                throw error
+            }
+        }
+    }
+
+    /// Deletes one item; false when it was gone already.
+    func deleteItem(_ path: String, _ service: ServiceHandle) throws -> Bool {
+        do {
+            try client.deleteItem(service, path: path)
+            return true
+        } catch {
+            switch error.kind {
+            case .noSuchObject: return false
+            case .locked: try handleLocked(CollectionDirectory.collection(ofItem: path), service)
+            default: throw error
+            }
+        }
+    }
+
+    /// Keys `change` would move items to that items outside `matched` hold already.
+    func keysTaken(by change: ItemChange, from matched: [StoredItem], at date: Date, _ service: ServiceHandle) throws
+        -> Set<PrimaryKey>
+    {
+        guard change.touchesPrimaryKey else { return [] }
+        let vacated = Set(matched.map(\.primaryKey))
+        var checked = Set<PrimaryKey>()
+        var taken = Set<PrimaryKey>()
+        for item in matched {
+            let key = change.applied(to: item, at: date).primaryKey
+            guard !vacated.contains(key), checked.insert(key).inserted else { continue }
+            let found = try search(ItemAttributes.matching(key), group: key.group, service)
+            if !found.unlocked.isEmpty || !found.locked.isEmpty { taken.insert(key) }
+        }
+        return taken
+    }
+
+    /// Writes an update plan. An item whose attributes stay the same is rewritten in place
+    /// (CreateItem with REPLACE and the same attributes); one whose attributes change gets a new
+    /// item first, and the old ones are deleted only once every new one exists, so a swap of
+    /// two keys works and a failure part-way leaves the old items.
+    func apply(_ plan: UpdatePlan, to fetched: [Fetched], _ service: ServiceHandle) throws {
+        var moves: [(record: Fetched, new: StoredItem)] = []
+        for (record, replacement) in zip(fetched, plan.replacements) {
+            guard ItemAttributes.of(replacement.old) == ItemAttributes.of(replacement.new) else {
+                moves.append((record, replacement.new))
+                continue
+            }
+            let envelope = ItemEnvelope(item: replacement.new, sequence: record.envelope.sequence)
+            let path = try create(envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: true, service)
+            if path != record.path {
+                _ = try deleteItem(record.path, service)
+            }
+        }
+        var created: [String] = []
+        do {
+            for (record, new) in moves {
+                // A new primary key moves the item to the end of its group, as in memory.
+                let keyChanged = record.envelope.item.primaryKey != new.primaryKey
+                let envelope = ItemEnvelope(item: new, sequence: keyChanged ? InsertionClock.next() : record.envelope.sequence)
+                created.append(
+                    try create(envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: false, service))
+            }
+        } catch {
+            for path in created { try? client.deleteItem(service, path: path) }
+            throw error
+        }
+        for (record, _) in moves {
+            _ = try deleteItem(record.path, service)
+        }
+    }
+
+    /// Deletes every item of `group` by deleting its collection: one call, after one search of
+    /// the collection to count them (per-group layout only).
+    func deleteWholeGroup(_ group: String, _ service: ServiceHandle) throws -> Int {
+        // Nothing found in a locked collection is .locked there, not "nothing deleted".
+        let paths = try searchUnlocked(ItemAttributes.matching(ItemQuery(groups: [group]), in: group), group: group, service)
+        guard let first = paths.first else { return 0 }
+        let collection = CollectionDirectory.collection(ofItem: first)
+        do {
+            try client.deleteCollection(service, path: collection)
+        } catch {
+            switch error.kind {
+            case .locked:
+                try handleLocked(collection, service)
+            case .noSuchObject:
+                directory.forget(group)
+                throw RetryOperation()
+            default:
+                throw error
+            }
+        }
+        directory.forget(group)
+        logger.debug("deleted the collection of an access group", metadata: ["group": "\(group)"])
+        return paths.count
+    }
+}
