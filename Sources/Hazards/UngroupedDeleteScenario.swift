@@ -37,7 +37,7 @@ struct UngroupedDeleteScenario {
         var deletedByMail = 0
         do {
             deletedByMail = try mail.keychain.delete(KeychainQuery())
-            report.step("\(MicrosoftApps.mail) signs out with a delete that names no group: \(deletedByMail) items deleted in \(mail.keychain.app.accessGroups.count) groups")
+            report.step("\(MicrosoftApps.mail) signs out with a delete that names no group: \(deletedByMail) items deleted in \(mail.keychain.app.accessGroupNames.count) groups")
         } catch {
             guard let refusal = mail.view.refusal(for: error) else { throw error }
             report.step("\(MicrosoftApps.mail) signs out with a delete that names no group: refused, \(refusal.message)")

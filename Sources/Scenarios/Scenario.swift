@@ -94,7 +94,7 @@ public struct Scenario: Sendable {
         for app in apps {
             let identity: AppIdentity
             do { identity = try app.identity() } catch { throw .suite(error) }
-            for group in identity.accessGroups.map(\.rawValue) where !groups.contains(group) { groups.append(group) }
+            for group in identity.accessGroupNames where !groups.contains(group) { groups.append(group) }
         }
         let journals = groups.filter { policy.policy(for: $0)?.enables(.audit) ?? false }.map(AuditJournal.journalGroup(for:))
         return groups + journals

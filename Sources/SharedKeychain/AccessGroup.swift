@@ -82,3 +82,33 @@ public struct AccessGroup: Hashable, Sendable, Codable, CustomStringConvertible 
         try container.encode(rawValue)
     }
 }
+
+/// An app group (`com.apple.security.application-groups`), written `group.com.contoso.shared`:
+/// no team prefix. An app's app groups are access groups too, after its keychain groups and its
+/// app ID, so queries without a group span them.
+public struct ApplicationGroup: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The group as written and as stored in `kSecAttrAccessGroup`.
+    public let rawValue: String
+    public var description: String { rawValue }
+
+    public static let prefix = "group."
+
+    public init(_ rawValue: String) throws(AccessGroupError) {
+        guard rawValue.hasPrefix(Self.prefix) else {
+            throw .malformedGroup(entry: rawValue, reason: "an app group starts with 'group.', like 'group.com.contoso.shared'")
+        }
+        if let reason = AccessGroup.problem(with: String(rawValue.dropFirst(Self.prefix.count))) {
+            throw .malformedGroup(entry: rawValue, reason: reason)
+        }
+        self.rawValue = rawValue
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}

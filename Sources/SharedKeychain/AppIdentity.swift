@@ -1,19 +1,23 @@
 /// One app as the keychain sees it: bundle ID, team, and the access groups it may use, in the
 /// order Keychain Services consults them: its `keychain-access-groups` entries, then its app ID
-/// (`<TEAMID>.<bundle id>`) as the implicit last group.
+/// (`<TEAMID>.<bundle id>`), then its app groups (`group.com.contoso.shared`).
 public struct AppIdentity: Sendable, Hashable, Codable, CustomStringConvertible {
     public let bundleID: String
     public let teamID: TeamIdentifier
     /// The groups from the entitlement, in order, without the app ID.
     public let keychainAccessGroups: [AccessGroup]
+    /// The app's app groups, in order: access groups after the keychain groups and the app ID.
+    public let applicationGroups: [ApplicationGroup]
 
     /// The most keychain access groups an app may list. Every query without a group searches
     /// each of them, so thousands would make every call slow; real apps list a handful.
     public static let maxAccessGroups = 256
 
-    public init(bundleID: String, teamID: TeamIdentifier, keychainAccessGroups: [AccessGroup] = []) throws(AccessGroupError) {
-        guard keychainAccessGroups.count <= Self.maxAccessGroups else {
-            throw .tooManyGroups(count: keychainAccessGroups.count, limit: Self.maxAccessGroups)
+    public init(
+        bundleID: String, teamID: TeamIdentifier, keychainAccessGroups: [AccessGroup] = [], applicationGroups: [ApplicationGroup] = []
+    ) throws(AccessGroupError) {
+        guard keychainAccessGroups.count + applicationGroups.count <= Self.maxAccessGroups else {
+            throw .tooManyGroups(count: keychainAccessGroups.count + applicationGroups.count, limit: Self.maxAccessGroups)
         }
         guard AccessGroup.problem(with: bundleID) == nil, !bundleID.contains("_") else {
             throw .invalidBundleID(bundleID)
@@ -24,6 +28,7 @@ public struct AppIdentity: Sendable, Hashable, Codable, CustomStringConvertible 
         self.bundleID = bundleID
         self.teamID = teamID
         self.keychainAccessGroups = keychainAccessGroups
+        self.applicationGroups = applicationGroups
     }
 
     /// An identity whose groups come from an entitlements file; `source` names it in errors.
@@ -32,7 +37,10 @@ public struct AppIdentity: Sendable, Hashable, Codable, CustomStringConvertible 
             let groups = try entitlements.keychainAccessGroups.map { (entry) throws(AccessGroupError) in
                 try AccessGroup(entitlement: entry, teamID: teamID)
             }
-            try self.init(bundleID: bundleID, teamID: teamID, keychainAccessGroups: groups)
+            let applicationGroups = try entitlements.applicationGroups.map { (entry) throws(AccessGroupError) in
+                try ApplicationGroup(entry)
+            }
+            try self.init(bundleID: bundleID, teamID: teamID, keychainAccessGroups: groups, applicationGroups: applicationGroups)
         } catch {
             throw .invalidGroup(file: source, error)
         }
@@ -51,9 +59,28 @@ public struct AppIdentity: Sendable, Hashable, Codable, CustomStringConvertible 
         return keychainAccessGroups.contains(appID) ? keychainAccessGroups : keychainAccessGroups + [appID]
     }
 
+    /// Every group the app may reach, as stored in `kSecAttrAccessGroup`, in Keychain
+    /// Services' order: keychain groups, app ID, app groups. Queries without a group search
+    /// all of them.
+    public var accessGroupNames: [String] {
+        accessGroups.map(\.rawValue) + applicationGroups.map(\.rawValue)
+    }
+
     /// Whether the app is entitled to the group spelled `rawValue`.
     public func isEntitled(to rawValue: String) -> Bool {
-        accessGroups.contains { $0.rawValue == rawValue }
+        accessGroups.contains { $0.rawValue == rawValue } || applicationGroups.contains { $0.rawValue == rawValue }
+    }
+
+    private enum CodingKeys: String, CodingKey { case bundleID, teamID, keychainAccessGroups, applicationGroups }
+
+    /// Decodes an identity; one written before app groups existed has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        try self.init(
+            bundleID: try container.decode(String.self, forKey: .bundleID),
+            teamID: try container.decode(TeamIdentifier.self, forKey: .teamID),
+            keychainAccessGroups: try container.decode([AccessGroup].self, forKey: .keychainAccessGroups),
+            applicationGroups: try container.decodeIfPresent([ApplicationGroup].self, forKey: .applicationGroups) ?? [])
     }
 
     public var description: String { "\(bundleID) (team \(teamID))" }

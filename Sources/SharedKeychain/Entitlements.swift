@@ -1,15 +1,20 @@
 import Foundation
 
 /// The part of an app's `entitlements.plist` that matters to the keychain: its
-/// `keychain-access-groups` array, entries in the order written.
+/// `keychain-access-groups` array and its `com.apple.security.application-groups`, entries in
+/// the order written.
 public struct Entitlements: Sendable, Hashable {
     public static let keychainAccessGroupsKey = "keychain-access-groups"
+    public static let applicationGroupsKey = "com.apple.security.application-groups"
 
     /// The raw entries, `$(AppIdentifierPrefix)` not yet expanded.
     public let keychainAccessGroups: [String]
+    /// The app groups, as written (`group.com.contoso.shared`).
+    public let applicationGroups: [String]
 
-    public init(keychainAccessGroups: [String]) {
+    public init(keychainAccessGroups: [String], applicationGroups: [String] = []) {
         self.keychainAccessGroups = keychainAccessGroups
+        self.applicationGroups = applicationGroups
     }
 
     /// Reads an XML or binary property list.
@@ -33,27 +38,37 @@ public struct Entitlements: Sendable, Hashable {
         guard let root = plist as? [String: Any] else {
             throw .wrongType(file: source, key: "(root)", expected: "a dictionary", found: Self.typeName(plist))
         }
-        guard let value = root[Self.keychainAccessGroupsKey] else {
+        // Either key may be missing when the other is there: an app may share through app
+        // groups alone.
+        guard root[Self.keychainAccessGroupsKey] != nil || root[Self.applicationGroupsKey] != nil else {
             throw .missingKey(file: source, key: Self.keychainAccessGroupsKey)
         }
+        self.keychainAccessGroups = try Self.strings(root, Self.keychainAccessGroupsKey, source: source)
+        self.applicationGroups = try Self.strings(root, Self.applicationGroupsKey, source: source)
+    }
+
+    /// The array of strings at `key`; empty when the key is absent.
+    private static func strings(_ root: [String: Any], _ key: String, source: String) throws(EntitlementsError) -> [String] {
+        guard let value = root[key] else { return [] }
         guard let entries = value as? [Any] else {
-            throw .wrongType(file: source, key: Self.keychainAccessGroupsKey, expected: "an array of strings", found: Self.typeName(value))
+            throw .wrongType(file: source, key: key, expected: "an array of strings", found: Self.typeName(value))
         }
-        var groups: [String] = []
+        var strings: [String] = []
         for (index, entry) in entries.enumerated() {
             guard let string = entry as? String else {
-                throw .wrongType(file: source, key: "\(Self.keychainAccessGroupsKey)[\(index)]", expected: "a string", found: Self.typeName(entry))
+                throw .wrongType(file: source, key: "\(key)[\(index)]", expected: "a string", found: Self.typeName(entry))
             }
-            groups.append(string)
+            strings.append(string)
         }
-        self.keychainAccessGroups = groups
+        return strings
     }
 
     /// An XML property list holding these entitlements, as Xcode writes it.
     public func propertyListData() throws(EntitlementsError) -> Data {
         do {
-            return try PropertyListSerialization.data(
-                fromPropertyList: [Self.keychainAccessGroupsKey: keychainAccessGroups], format: .xml, options: 0)
+            var root: [String: Any] = [Self.keychainAccessGroupsKey: keychainAccessGroups]
+            if !applicationGroups.isEmpty { root[Self.applicationGroupsKey] = applicationGroups }
+            return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
         } catch {
             throw .unreadable(file: "(in memory)", reason: (error as NSError).localizedDescription)
         }

@@ -83,7 +83,7 @@ public struct Keychain: Sendable {
     /// the app's groups when it names none.
     func resolve(_ query: KeychainQuery) throws(KeychainError) -> ItemQuery {
         let groups = try query.group.map { (group) throws(KeychainError) in [try entitled(group)] }
-            ?? app.accessGroups.map(\.rawValue)
+            ?? app.accessGroupNames
         return ItemQuery(groups: groups, account: query.account, service: query.service, generic: query.generic, type: query.type)
     }
 
@@ -94,7 +94,7 @@ public struct Keychain: Sendable {
             full = app.teamID.rawValue + "." + full.dropFirst(variable.count)
         }
         guard app.isEntitled(to: full) else {
-            throw .missingEntitlement(group: group, app: app.bundleID, entitled: app.accessGroups.map(\.rawValue))
+            throw .missingEntitlement(group: group, app: app.bundleID, entitled: app.accessGroupNames)
         }
         return full
     }

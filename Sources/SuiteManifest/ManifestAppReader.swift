@@ -67,18 +67,26 @@ struct ManifestAppReader {
         }
     }
 
-    /// A path to an entitlements plist, or the `keychain-access-groups` entries inline.
+    /// A path to an entitlements plist, the `keychain-access-groups` entries inline, or a
+    /// mapping with `keychain-access-groups` and `com.apple.security.application-groups`.
     private func readEntitlements(_ field: DocumentField) throws(SuiteManifestError) -> (Entitlements, PlistSource) {
         switch field.node.value {
         case .list:
             return (Entitlements(keychainAccessGroups: try field.stringList()), .inline(field.location))
+        case .dictionary:
+            let keys = [Entitlements.keychainAccessGroupsKey, Entitlements.applicationGroupsKey]
+            let entries = try field.dictionary(known: keys)
+            return (Entitlements(
+                keychainAccessGroups: try entries.optional(Entitlements.keychainAccessGroupsKey)?.stringList() ?? [],
+                applicationGroups: try entries.optional(Entitlements.applicationGroupsKey)?.stringList() ?? []), .inline(field.location))
         case .string(let path):
             let url = resolve(path)
             do { return (try Entitlements(contentsOf: url), .file(url)) } catch {
                 throw .entitlements(field.location, error)
             }
         default:
-            throw field.wrongType("a path to an entitlements.plist, or a list of keychain-access-groups entries")
+            throw field.wrongType(
+                "a path to an entitlements.plist, a list of keychain-access-groups entries, or a mapping with keychain-access-groups and com.apple.security.application-groups")
         }
     }
 

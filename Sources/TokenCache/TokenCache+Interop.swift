@@ -31,7 +31,7 @@ extension TokenCache {
         // input parses, and nothing is read or written.
         guard keychain.app.isEntitled(to: accessGroup) else {
             throw .keychain(.missingEntitlement(
-                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroups.map(\.rawValue)))
+                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroupNames))
         }
         let plan = try CacheImport(data)
         for write in plan.writes { try store(write.data, at: write.layout) }

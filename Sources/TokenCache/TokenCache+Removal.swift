@@ -95,7 +95,7 @@ extension TokenCache {
     public func interruptedDeletions() throws(TokenCacheError) -> [IntentJournal.Interrupted] {
         guard keychain.app.isEntitled(to: accessGroup) else {
             throw .keychain(.missingEntitlement(
-                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroups.map(\.rawValue)))
+                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroupNames))
         }
         do { return try IntentJournal(store: keychain.store).interrupted(group: accessGroup) } catch {
             throw .keychain(.storage(error))

@@ -154,3 +154,30 @@ struct SharedGroupTourTests {
         #expect(try cli.run(["item", "get", "--keyring", "memory", "--account", "m"] + a).status == 11)
     }
 }
+
+@Suite("End to end: app groups")
+struct AppGroupCommandTests {
+    @Test func anAppGroupIsSharedByItsAppsAndClosedToOthers() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        func entitlements(_ name: String, _ root: [String: Any]) throws -> String {
+            let url = cli.fixtures.appendingPathComponent("\(name).entitlements")
+            try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0).write(to: url)
+            return url.path
+        }
+        let mail = ["--app", "com.contoso.mail", "--team", "ABCDE12345", "--entitlements", try entitlements("mail", [
+            "keychain-access-groups": ["$(AppIdentifierPrefix)com.microsoft.adalcache"],
+            "com.apple.security.application-groups": ["group.com.contoso.shared"],
+        ])]
+        let widget = ["--app", "com.contoso.mail.widget", "--team", "ABCDE12345", "--entitlements", try entitlements("widget", [
+            "com.apple.security.application-groups": ["group.com.contoso.shared"],
+        ])]
+        let notes = ["--app", "com.contoso.notes", "--team", "ABCDE12345"]
+        let added = try cli.run(["item", "add", "--account", "a", "--service", "s", "--data", "x", "--group", "group.com.contoso.shared"] + mail)
+        #expect(added.status == 0, "\(added.standardError)")
+        #expect(try cli.run(["item", "get", "--account", "a"] + widget).output == "x")
+        let refused = try cli.run(["item", "get", "--account", "a", "--group", "group.com.contoso.shared"] + notes)
+        #expect(refused.status == 13)
+        #expect(refused.standardError.contains("errSecMissingEntitlement"))
+    }
+}

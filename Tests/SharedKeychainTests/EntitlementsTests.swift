@@ -28,6 +28,32 @@ struct EntitlementsTests {
         #expect(try Entitlements(contentsOf: url).keychainAccessGroups == ["$(AppIdentifierPrefix)com.microsoft.adalcache"])
     }
 
+    @Test func readsAppGroupsAndOrdersThemAfterTheAppID() throws {
+        let data = try PropertyListSerialization.data(fromPropertyList: [
+            "keychain-access-groups": ["$(AppIdentifierPrefix)com.microsoft.adalcache"],
+            "com.apple.security.application-groups": ["group.com.contoso.shared"],
+        ], format: .xml, options: 0)
+        let entitlements = try Entitlements(propertyList: data, source: "mail")
+        #expect(entitlements.applicationGroups == ["group.com.contoso.shared"])
+        let app = try AppIdentity(bundleID: "com.contoso.mail", teamID: team, entitlements: entitlements, source: "mail")
+        #expect(app.accessGroupNames == ["ABCDE12345.com.microsoft.adalcache", "ABCDE12345.com.contoso.mail", "group.com.contoso.shared"])
+        #expect(app.isEntitled(to: "group.com.contoso.shared"))
+        // App groups alone are enough for an entitlements file.
+        let only = try PropertyListSerialization.data(
+            fromPropertyList: ["com.apple.security.application-groups": ["group.com.contoso.shared"]], format: .xml, options: 0)
+        #expect(try Entitlements(propertyList: only, source: "widget").keychainAccessGroups.isEmpty)
+    }
+
+    @Test(arguments: ["com.contoso.shared", "group.", "group.com..x", "group.com.contoso/x"])
+    func malformedAppGroupsAreRefused(_ entry: String) throws {
+        let entitlements = Entitlements(keychainAccessGroups: [], applicationGroups: [entry])
+        let error = #expect(throws: EntitlementsError.self) {
+            try AppIdentity(bundleID: "com.contoso.mail", teamID: team, entitlements: entitlements, source: "mail")
+        }
+        #expect(error?.status == .param)
+        #expect(error?.description.contains(entry) == true)
+    }
+
     @Test func identityOrdersGroupsThenAppID() throws {
         let url = try fixture("mail")
         let app = try AppIdentity(bundleID: "com.contoso.mail", teamID: team, entitlements: Entitlements(contentsOf: url), source: url.path)

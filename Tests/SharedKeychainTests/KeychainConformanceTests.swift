@@ -58,6 +58,35 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.copyMatching(KeychainQuery(account: "alice"), limit: .all).map(\.group) == [suite.extra, suite.shared])
     }
 
+    /// App groups are access groups after the keychain groups and the app ID: reachable by name,
+    /// spanned by queries without a group, closed to apps outside them.
+    @Test(arguments: Backend.allCases)
+    func appGroupsAreAccessGroupsAfterTheKeychainGroupsAndTheAppID(_ backend: Backend) throws {
+        let team = try TeamIdentifier(Backend.uniqueTeamID())
+        let store = try backend.makeStore()
+        let appGroup = "group.com.contoso.\(team.rawValue.lowercased())"
+        let shared = try AccessGroup(teamID: team, identifier: "com.microsoft.adalcache")
+        let widget = Keychain(app: try AppIdentity(
+            bundleID: "com.contoso.mail.widget", teamID: team, applicationGroups: [ApplicationGroup(appGroup)]), store: store)
+        let mail = Keychain(app: try AppIdentity(
+            bundleID: "com.contoso.mail", teamID: team, keychainAccessGroups: [shared], applicationGroups: [ApplicationGroup(appGroup)]),
+            store: store)
+        let notes = Keychain(app: try AppIdentity(bundleID: "com.contoso.notes", teamID: team), store: store)
+        #expect(mail.app.accessGroupNames == [shared.rawValue, "\(team.rawValue).com.contoso.mail", appGroup])
+
+        // No group: the first keychain group, never an app group.
+        #expect(try mail.add(token("alice")).group == shared.rawValue)
+        // Named: the app group, which the widget (no keychain groups at all) shares.
+        #expect(try widget.add(token("bob", group: appGroup)).group == appGroup)
+        #expect(try mail.first(KeychainQuery(account: "bob")).group == appGroup)
+        #expect(try mail.copyAll(KeychainQuery()).map(\.group) == [shared.rawValue, appGroup])
+        let refused = #expect(throws: KeychainError.self) { try notes.first(KeychainQuery(group: appGroup, account: "bob")) }
+        #expect(refused?.status == .missingEntitlement)
+        // An ungrouped delete spans the app group too.
+        #expect(try mail.delete(KeychainQuery(service: "refreshtoken-client--")) == 2)
+        #expect(throws: KeychainError.self) { try widget.first(KeychainQuery(account: "bob")) }
+    }
+
     @Test(arguments: Backend.allCases)
     func versionsCountWritesAndConditionalUpdatesAreCompareAndSwap(_ backend: Backend) throws {
         let suite = try Suite(backend)

@@ -85,7 +85,7 @@ struct ManifestErrorTests {
         (error, path) = try load("apps:\n\(Self.entry(["client_id": "true"]))\n")
         #expect(error?.description.contains("must be text (in YAML, quote it), but it is a boolean") == true)
         (error, path) = try load("apps:\n\(Self.entry(["entitlements": "42"]))\n")
-        #expect(error?.description.contains("a path to an entitlements.plist, or a list") == true)
+        #expect(error?.description.contains("a path to an entitlements.plist, a list of keychain-access-groups entries, or a mapping") == true)
         (error, path) = try load("apps: {mail: 1}\n")
         #expect(error == .wrongType(ManifestLocation(file: path, field: "apps", line: 1), expected: "a list", found: "a mapping"))
     }
@@ -223,5 +223,27 @@ struct ManifestEncodingTests {
         let manifest = try scratch.write(name, Data(text.utf8) + Data([0xFF, 0xFE]) + Data("ail\n".utf8))
         let error = #expect(throws: SuiteManifestError.self) { try SuiteManifest.load(from: manifest) }
         #expect(error.map { "\($0)" }?.contains("not UTF-8 text (bad byte at offset") == true, "\(String(describing: error))")
+    }
+}
+
+@Suite("App groups in manifests")
+struct AppGroupManifestTests {
+    @Test func inlineEntitlementsTakeAppGroupsAndSuiteCheckRefusesMalformedOnes() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.cleanUp() }
+        let entry = { (groups: String) in
+            ManifestErrorTests.entry([
+                "entitlements": "{keychain-access-groups: [$(AppIdentifierPrefix)com.microsoft.adalcache], com.apple.security.application-groups: [\(groups)]}",
+            ])
+        }
+        let good = try SuiteManifest.load(from: try scratch.write("good.yaml", "apps:\n\(entry("group.com.contoso.shared"))\n"))
+        let identity = try good.apps[0].identity()
+        #expect(identity.accessGroupNames.last == "group.com.contoso.shared")
+
+        let bad = try SuiteManifest.load(from: try scratch.write("bad.yaml", "apps:\n\(entry("com.contoso.shared"))\n"))
+        let report = SuiteChecker.check(bad)
+        let findings = report.findings.filter { $0.rule == .entitlementsValid }
+        #expect(findings.count == 1)
+        #expect(findings.first?.message.contains("an app group starts with 'group.'") == true)
     }
 }
