@@ -63,6 +63,12 @@ let package = Package(
             dependencies: ["SharedKeychain", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
+        // Layer 4: the device a state directory stands for: the apps installed on it.
+        .target(
+            name: "Device",
+            dependencies: ["SharedKeychain", "SuiteManifest"],
+            swiftSettings: strict
+        ),
         // Layer 4: load generation across simulated apps, in threads or processes.
         .target(
             name: "LoadGeneration",
@@ -93,6 +99,7 @@ let package = Package(
                 "SecretServiceStorage",
                 "TokenCache",
                 "SuiteManifest",
+                "Device",
                 "LoadGeneration",
                 "Hazards",
                 "Scenarios",

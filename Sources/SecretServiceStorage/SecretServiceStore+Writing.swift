@@ -13,6 +13,11 @@ extension SecretServiceStore {
         } catch {
             throw StorageError.backend(domain: "shared-keychain", code: 0, message: "cannot encode the item record: \(error)")
         }
+        // A secret is encrypted with this connection's session key. After another process
+        // restarted the daemon, the new daemon may have given our session path to a session with
+        // another key, and would store garbage: make sure the daemon is still the one we opened
+        // the session with (one GetNameOwner to the bus, small beside the write).
+        try ensureSameDaemon(service)
         do {
             let path = try client.createItem(
                 service, collection: collection, label: ItemAttributes.label(of: envelope.item),

@@ -194,6 +194,15 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
         }
     }
 
+    /// Fails with a stale session (so ``perform(_:_:)`` reconnects and runs the operation again)
+    /// when the Secret Service is no longer the daemon `service` opened its session with.
+    func ensureSameDaemon(_ service: ServiceHandle) throws(GLibFailure) {
+        let owner = try client.nameOwner(service)
+        guard owner == service.owner else {
+            throw GLibFailure(call: "GetNameOwner", message: "the Secret Service restarted", kind: owner == nil ? .serviceMissing : .staleSession)
+        }
+    }
+
     /// Connects again after `failure`. When the service has gone from the bus, found by the
     /// failed call or by the reconnection itself, and the configuration may restart it (the
     /// private keyring's daemon), it is started again first.
@@ -286,6 +295,9 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                 do {
                     envelope = try ItemEnvelope.decode(bytes, using: decoder)
                 } catch {
+                    // Garbage from a session the restarted daemon gave to someone else, or a
+                    // damaged item: only the first is worth a reconnect.
+                    try ensureSameDaemon(service)
                     throw StorageError.corruptItem(location: path, reason: error.reason)
                 }
                 guard envelope.item.group == group, query.matches(envelope.item) else {

@@ -1,19 +1,24 @@
 import ArgumentParser
+import Device
 import Foundation
 import SharedKeychain
 import SuiteManifest
 
-/// The app a command acts as: explicit identity options, or an app of a suite manifest.
+/// The app a command acts as: an app installed on the device (`--app` alone), an app of a suite
+/// manifest (`--suite`), or an ad-hoc app declared on the spot (`--team`, `--entitlements`).
 struct AppOptions: ParsableArguments {
-    @Option(name: .customLong("app"), help: ArgumentHelp("The app's bundle ID, e.g. com.contoso.mail.", valueName: "bundle-id"))
+    @Option(name: .customLong("app"), help: ArgumentHelp(
+        "The app's bundle ID, e.g. com.contoso.mail. An app installed on the device (`device install`) needs nothing else.",
+        valueName: "bundle-id"))
     var bundleID: String
 
-    @Option(name: .customLong("team"), help: ArgumentHelp("The app's team ID: 10 upper-case letters or digits.", valueName: "team-id"))
+    @Option(name: .customLong("team"), help: ArgumentHelp(
+        "An ad-hoc app's team ID: 10 upper-case letters or digits. For an installed app it must match.", valueName: "team-id"))
     var teamID: String?
 
     @Option(name: .customLong("entitlements"), help: ArgumentHelp(
-        "The app's entitlements.plist (XML or binary); its keychain-access-groups are the groups the app may use.",
-        discussion: "Without it the app has only its app ID group, <team>.<bundle-id>.",
+        "An ad-hoc app's entitlements.plist (XML or binary): its keychain-access-groups and application-groups are the groups the app may use.",
+        discussion: "Without it the app has only its app ID group, <team>.<bundle-id>. For an installed app it must declare the installed groups.",
         valueName: "plist"))
     var entitlements: String?
 
@@ -26,9 +31,6 @@ struct AppOptions: ParsableArguments {
         if suite != nil, teamID != nil || entitlements != nil {
             throw ValidationError("give --suite, or --team and --entitlements, not both")
         }
-        if suite == nil, teamID == nil {
-            throw ValidationError("give --team (and usually --entitlements), or --suite, with --app")
-        }
     }
 
     /// The app's entry in the suite manifest, when `--suite` is given.
@@ -37,11 +39,38 @@ struct AppOptions: ParsableArguments {
         return try SuiteManifest.load(from: URL(fileURLWithPath: suite)).app(bundleID: bundleID)
     }
 
-    func identity() throws -> AppIdentity {
+    /// The app as installed on the device of `global`'s state directory, when it is.
+    func installedApp(_ global: GlobalOptions) throws -> InstalledApp? {
+        guard suite == nil else { return nil }
+        return try Device(stateDirectory: global.stateDirectoryURL).app(bundleID)
+    }
+
+    /// Who the command acts as. An installed app's identity comes from the device; options that
+    /// declare another one are refused, since an app's entitlements are fixed when it is signed.
+    func identity(_ global: GlobalOptions) throws -> AppIdentity {
         if let app = try suiteApp() { return try app.identity() }
-        let team = try TeamIdentifier(teamID ?? "")
-        guard let entitlements else { return try AppIdentity(bundleID: bundleID, teamID: team) }
-        let url = URL(fileURLWithPath: entitlements)
-        return try AppIdentity(bundleID: bundleID, teamID: team, entitlements: Entitlements(contentsOf: url), source: url.path)
+        let installed = try installedApp(global)
+        guard let teamID else {
+            guard let installed else {
+                throw UsageFailure(message: """
+                    \(bundleID) is not installed on this device: install it with `shared-keychain device install --suite DIR`, \
+                    or act as an ad-hoc app with --team (and --entitlements)
+                    """)
+            }
+            return installed.identity
+        }
+        let team = try TeamIdentifier(teamID)
+        let declared: AppIdentity
+        if let entitlements {
+            let url = URL(fileURLWithPath: entitlements)
+            declared = try AppIdentity(bundleID: bundleID, teamID: team, entitlements: Entitlements(contentsOf: url), source: url.path)
+        } else {
+            declared = try AppIdentity(bundleID: bundleID, teamID: team)
+        }
+        if let installed, installed.identity.teamID != team || installed.identity.accessGroupNames != declared.accessGroupNames {
+            throw DeviceError.identityMismatch(
+                bundleID: bundleID, installed: installed.identity.accessGroupNames, declared: declared.accessGroupNames)
+        }
+        return declared
     }
 }

@@ -36,7 +36,7 @@ struct ItemAddCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
         let item = try keychain.add(NewItem(
             account: account, service: service, group: group, generic: generic.map { Data($0.utf8) },
             type: type, label: label, data: input.required()))

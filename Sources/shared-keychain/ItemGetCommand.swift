@@ -17,7 +17,7 @@ struct ItemGetCommand: ReportingCommand {
     var all = false
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
         let items = try keychain.copyMatching(selection.query, limit: all ? .all : .one)
         if global.json {
             let views = items.map { ItemJSON($0, includeData: true) }

@@ -15,7 +15,7 @@ struct ItemListCommand: ReportingCommand {
     var group: String?
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
         let items = try keychain.copyAll(.all(in: group))
         if global.json {
             Output.printJSON(items.map { ItemJSON($0, includeData: false) })

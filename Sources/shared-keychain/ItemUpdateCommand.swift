@@ -27,7 +27,7 @@ struct ItemUpdateCommand: ReportingCommand {
             throw UsageFailure(message: "nothing to update: give the new data with --data TEXT, --data-file FILE or --stdin")
         }
         if let ifVersion { try InputValidation.check(ifVersion, "--if-version", in: 1...UInt64.max) }
-        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
         let count = try keychain.update(selection.query, with: ItemChange(data: data, ifVersion: ifVersion))
         if global.json {
             Output.printJSON(["updated": count])

@@ -17,7 +17,7 @@ struct SharedKeychainCommand: ParsableCommand {
             By default items live in a private gnome-keyring that this tool starts on first
             use in its state directory and reuses until `keyring stop`.
             """,
-        subcommands: [ItemCommand.self, TokenCommand.self, CacheCommand.self, SuiteCommand.self, ScenarioCommand.self, HazardCommand.self,
+        subcommands: [ItemCommand.self, TokenCommand.self, DeviceCommand.self, CacheCommand.self, SuiteCommand.self, ScenarioCommand.self, HazardCommand.self,
                       AuditCommand.self, SnapshotCommand.self, RestoreCommand.self, KeyringCommand.self, LoadCommand.self, LoadWorkerCommand.self, WatchCommand.self, ScenarioWorkerCommand.self]
     )
 

@@ -54,15 +54,17 @@ struct TokenOptions: ParsableArguments {
     /// The app's token cache; `policy` applies opt-in mitigations to its deletes.
     func tokenCache(_ global: GlobalOptions, app: AppOptions, policy: MitigationPolicy = .none) throws -> TokenCache {
         try check()
-        let keychain = try KeychainSession(global).keychain(for: app.identity(), policy: policy)
+        let keychain = try KeychainSession(global).keychain(for: app.identity(global), policy: policy)
         let suiteApp = try app.suiteApp()
-        guard let clientID = clientID ?? suiteApp?.clientID else {
-            throw UsageFailure(message: "give --client-id (or --suite with an app that has a client_id)")
+        let installed = try app.installedApp(global)
+        guard let clientID = clientID ?? suiteApp?.clientID ?? installed?.clientID else {
+            throw UsageFailure(message: "give --client-id (or act as an installed app, or --suite with an app that has a client_id)")
         }
         let configuration = TokenCacheConfiguration(
             clientID: clientID,
-            keychainSharingGroup: sharingGroup ?? suiteApp?.keychainGroup.identifier ?? TokenCacheConfiguration.defaultSharingGroup,
-            authorityHost: authorityHost, familyID: familyID ?? suiteApp?.familyID)
+            keychainSharingGroup: sharingGroup ?? suiteApp?.keychainGroup.identifier ?? installed?.sharingGroup
+                ?? TokenCacheConfiguration.defaultSharingGroup,
+            authorityHost: authorityHost, familyID: familyID ?? suiteApp?.familyID ?? installed?.familyID)
         return try TokenCache(keychain: keychain, configuration: configuration,
                               issuer: EmulatedIssuer(accessTokenLifetime: tokenLifetime), now: clock())
     }

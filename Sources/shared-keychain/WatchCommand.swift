@@ -51,7 +51,7 @@ struct WatchCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity())
+        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
         let watch = try keychain.watch(group: group)
         defer { watch.cancel() }
 

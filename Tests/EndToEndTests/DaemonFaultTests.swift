@@ -46,7 +46,7 @@ struct DaemonFaultTests {
         #expect(process.terminationStatus == 0, "\(seen)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? [String: Any])
         #expect((report["reconnects"] as? Int ?? 0) >= 1, "the workers never reconnected")
-        #expect(report["unexpectedErrors"] as? Int == 0)
+        #expect(report["unexpectedErrors"] as? Int == 0, "errors: \(report["errorsByStatus"] ?? "-"), during reconnects: \(report["reconnectErrors"] ?? "-")")
         let consistency = try #require(report["consistency"] as? [String: Any])
         #expect(consistency["lostUpdates"] as? Int == 0)
         #expect(consistency["resurrectedItems"] as? Int == 0)

@@ -1,0 +1,157 @@
+import Foundation
+import SharedKeychain
+import SuiteManifest
+
+/// The device a state directory stands for: the apps installed on it, each with the identity it
+/// was signed with (bundle ID, team, keychain groups, app groups) and what its Info.plist and
+/// MSAL configuration declare. An installed app's identity is fixed at install time, as on iOS:
+/// a command acting as it names only its bundle ID, and cannot re-declare its entitlements.
+///
+/// The registry is one JSON file, `<state>/device/apps.json`, replaced atomically under an
+/// exclusive `flock`, so concurrent installs from several processes never lose one another.
+public struct Device: Sendable {
+    /// Where the device keeps its registry.
+    public let directory: URL
+
+    /// The device of the state directory `stateDirectory`.
+    public init(stateDirectory: URL) {
+        directory = stateDirectory.appendingPathComponent("device", isDirectory: true)
+    }
+
+    private var registry: URL { directory.appendingPathComponent("apps.json") }
+    private var lockFile: URL { directory.appendingPathComponent("apps.lock") }
+
+    /// The installed apps, by bundle ID.
+    public func apps() throws(DeviceError) -> [InstalledApp] {
+        guard FileManager.default.fileExists(atPath: registry.path) else { return [] }
+        let data: Data
+        do { data = try InputValidation.readDocument(at: registry, field: "the device's app registry") } catch {
+            throw .unreadable(path: registry.path, reason: error.message)
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do { return try decoder.decode([InstalledApp].self, from: data).sorted { $0.bundleID < $1.bundleID } } catch {
+            throw .unreadable(path: registry.path, reason: "not an app registry (\(error))")
+        }
+    }
+
+    /// The installed app `bundleID`, or nil.
+    public func app(_ bundleID: String) throws(DeviceError) -> InstalledApp? {
+        try apps().first { $0.bundleID.lowercased() == bundleID.lowercased() }
+    }
+
+    /// Installs every app of `suite` (replacing an installed app of the same bundle ID, whose
+    /// keychain items stay, as an update keeps them on iOS). A suite whose check finds errors is
+    /// refused whole, and nothing changes.
+    @discardableResult
+    public func install(_ suite: Suite, at date: Date = Date()) throws(DeviceError) -> [InstalledApp] {
+        let report = SuiteChecker.check(suite)
+        guard report.errorCount == 0 else {
+            let first = report.findings.first { $0.severity == .error }
+            throw .suiteFailsCheck(manifest: suite.manifest.path, errors: report.errorCount, first: first?.message ?? "")
+        }
+        var installed: [InstalledApp] = []
+        for app in suite.apps {
+            let identity: AppIdentity
+            do { identity = try app.identity() } catch { throw .suiteFailsCheck(manifest: suite.manifest.path, errors: 1, first: error.description) }
+            installed.append(InstalledApp(app, identity: identity, manifest: suite.manifest, at: date))
+        }
+        try update { (apps) throws(DeviceError) in
+            let bundles = Set(installed.map { $0.bundleID.lowercased() })
+            apps.removeAll { bundles.contains($0.bundleID.lowercased()) }
+            apps += installed
+        }
+        return installed
+    }
+
+    /// Removes `bundleID` from the device. Its keychain items stay, as on iOS.
+    public func uninstall(_ bundleID: String) throws(DeviceError) {
+        try update { (apps) throws(DeviceError) in
+            guard let index = apps.firstIndex(where: { $0.bundleID.lowercased() == bundleID.lowercased() }) else {
+                throw DeviceError.notInstalled(bundleID, installed: apps.map(\.bundleID))
+            }
+            apps.remove(at: index)
+        }
+    }
+
+    /// Reads, changes and atomically rewrites the registry under the device lock.
+    private func update(_ change: (inout [InstalledApp]) throws(DeviceError) -> Void) throws(DeviceError) {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .unreadable(path: directory.path, reason: error.localizedDescription)
+        }
+        let descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .unreadable(path: lockFile.path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw .unreadable(path: lockFile.path, reason: String(cString: strerror(errno))) }
+        }
+        var apps = try self.apps()
+        try change(&apps)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            try encoder.encode(apps.sorted { $0.bundleID < $1.bundleID }).write(to: registry, options: .atomic)
+        } catch {
+            throw .unreadable(path: registry.path, reason: "cannot write: \(error.localizedDescription)")
+        }
+    }
+}
+
+/// One app installed on the device.
+public struct InstalledApp: Sendable, Hashable, Codable {
+    /// The identity it was signed with: bundle ID, team, keychain groups (expanded), app groups.
+    public var identity: AppIdentity
+    public var name: String?
+    /// Its MSAL configuration: one client ID per suite, the family, the sharing group (no team).
+    public var clientID: String
+    public var familyID: String?
+    public var sharingGroup: String
+    /// Info.plist `CFBundleURLSchemes` and `LSApplicationQueriesSchemes`.
+    public var urlSchemes: [String]
+    public var queriedSchemes: [String]
+    /// The suite manifest it came from, and when.
+    public var manifest: String
+    public var installedAt: Date
+
+    public var bundleID: String { identity.bundleID }
+
+    init(_ app: SuiteApp, identity: AppIdentity, manifest: URL, at date: Date) {
+        self.identity = identity
+        name = app.name
+        clientID = app.clientID
+        familyID = app.familyID
+        sharingGroup = app.keychainGroup.identifier
+        urlSchemes = app.infoPlist.urlSchemes
+        queriedSchemes = app.infoPlist.queriesSchemes
+        self.manifest = manifest.path
+        installedAt = date
+    }
+}
+
+/// Why a device operation failed. Bad input is errSecParam; nothing was changed.
+public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible, StatusReporting {
+    case unreadable(path: String, reason: String)
+    case suiteFailsCheck(manifest: String, errors: Int, first: String)
+    case notInstalled(String, installed: [String])
+    /// A command re-declared an installed app's identity with other entitlements or team.
+    case identityMismatch(bundleID: String, installed: [String], declared: [String])
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason):
+            "cannot use the device registry \(path): \(reason)"
+        case .suiteFailsCheck(let manifest, let errors, let first):
+            "\(manifest) fails `suite check` with \(errors) error\(errors == 1 ? "" : "s") (first: \(first)); nothing was installed"
+        case .notInstalled(let bundleID, let installed):
+            "\(bundleID) is not installed on this device; installed: \(installed.isEmpty ? "none" : installed.joined(separator: ", ")). Install it with `shared-keychain device install --suite DIR`"
+        case .identityMismatch(let bundleID, let installed, let declared):
+            "\(bundleID) is installed with access groups \(installed.joined(separator: ", ")); an installed app's identity is fixed at install time and cannot be re-declared as \(declared.joined(separator: ", ")). Drop --team/--entitlements, or reinstall the app"
+        }
+    }
+
+    public var status: KeychainStatus { .param }
+    public var message: String { description }
+}

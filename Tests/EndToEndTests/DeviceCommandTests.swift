@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// The device: installed apps act with --app alone, cannot re-declare their identity, and leave
+/// their items behind when uninstalled; a suite failing its check installs nothing.
+@Suite("End to end: the device and its installed apps", .serialized)
+struct DeviceCommandTests {
+    func installedSuite(_ cli: CLI) throws -> String {
+        let suite = cli.fixtures.appendingPathComponent("suite").path
+        #expect(try cli.run(["suite", "init", suite]).status == 0)
+        let installed = try cli.run(["device", "install", "--suite", suite])
+        #expect(installed.status == 0, "\(installed.standardError)")
+        return suite
+    }
+
+    @Test func installedAppsActWithTheirBundleIDAlone() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        _ = try installedSuite(cli)
+        let apps = try #require(try cli.run(["device", "apps", "--json"]).json() as? [[String: Any]])
+        #expect(apps.compactMap { ($0["identity"] as? [String: Any])?["bundleID"] as? String }
+            == ["com.contoso.calendar", "com.contoso.mail", "com.contoso.notes"])
+        let group = "ABCDE12345.com.microsoft.adalcache"
+        #expect(try cli.run(["item", "add", "--app", "com.contoso.mail", "--group", group, "--account", "a", "--service", "s", "--data", "x"]).status == 0)
+        #expect(try cli.run(["item", "get", "--app", "com.contoso.calendar", "--account", "a"]).output == "x")
+        // MSAL settings come from the installed app too.
+        let signIn = try cli.run(["token", "signin", "--user", "alice@contoso.com", "--app", "com.contoso.mail", "--json"])
+        #expect(signIn.status == 0, "\(signIn.standardError)")
+    }
+
+    @Test func anInstalledAppCannotReDeclareItsIdentity() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        _ = try installedSuite(cli)
+        let wider = try cli.entitlements("wider", groups: ["$(AppIdentifierPrefix)com.contoso.secrets"])
+        let result = try cli.run(["item", "list", "--app", "com.contoso.notes", "--team", "ABCDE12345", "--entitlements", wider])
+        #expect(result.status == 10)
+        #expect(result.standardError.contains("cannot be re-declared"))
+        let otherTeam = try cli.run(["item", "list", "--app", "com.contoso.notes", "--team", "ZZZZZ12345"])
+        #expect(otherTeam.status == 10)
+    }
+
+    @Test func uninstallingLeavesTheItemsAndUnknownAppsAreNamed() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let suite = try installedSuite(cli)
+        let group = "ABCDE12345.com.microsoft.adalcache"
+        #expect(try cli.run(["item", "add", "--app", "com.contoso.notes", "--group", group, "--account", "n", "--service", "s", "--data", "y"]).status == 0)
+        #expect(try cli.run(["device", "uninstall", "com.contoso.notes"]).status == 0)
+        let gone = try cli.run(["item", "list", "--app", "com.contoso.notes"])
+        #expect(gone.status == 10)
+        #expect(gone.standardError.contains("com.contoso.notes is not installed"))
+        #expect(try cli.run(["item", "get", "--app", "com.contoso.mail", "--account", "n"]).output == "y")
+        let unknown = try cli.run(["device", "uninstall", "com.contoso.nope"])
+        #expect(unknown.status == 10)
+        #expect(unknown.standardError.contains("installed: com.contoso.calendar, com.contoso.mail"))
+        // Reinstalling brings it back, its items still there.
+        #expect(try cli.run(["device", "install", "--suite", suite]).status == 0)
+        #expect(try cli.run(["item", "get", "--app", "com.contoso.notes", "--account", "n"]).output == "y")
+    }
+
+    @Test func aSuiteFailingItsCheckInstallsNothing() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let suite = cli.fixtures.appendingPathComponent("suite")
+        #expect(try cli.run(["suite", "init", suite.path]).status == 0)
+        let manifest = suite.appendingPathComponent("suite.yaml")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        // A second client ID breaks "one client ID per suite".
+        let broken = text.replacingOccurrences(of: "bundle_id: com.contoso.calendar\n    team_id: ABCDE12345\n    client_id: 7b1d4a2e",
+                                               with: "bundle_id: com.contoso.calendar\n    team_id: ABCDE12345\n    client_id: 00000000")
+        #expect(broken != text)
+        try broken.write(to: manifest, atomically: true, encoding: .utf8)
+        let result = try cli.run(["device", "install", "--suite", suite.path])
+        #expect(result.status == 10)
+        #expect(result.standardError.contains("fails `suite check`"))
+        #expect(result.standardError.contains("nothing was installed"))
+        #expect(try (cli.run(["device", "apps", "--json"]).json() as? [Any])?.isEmpty == true)
+    }
+}
