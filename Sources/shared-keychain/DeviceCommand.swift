@@ -7,11 +7,7 @@ struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
         abstract: "The device the state directory stands for: install, list and uninstall apps.",
-        discussion: """
-            An installed app's identity (bundle ID, team, keychain groups, app groups) is fixed when
-            it is installed, as when an iOS app is signed: commands act as it with --app alone, and
-            refuse --team or --entitlements that declare anything else.
-            """,
+        discussion: "An installed app's identity (bundle ID, team, keychain groups, app groups) is fixed when it is installed, as when an iOS app is signed: commands act as it with --app alone, and refuse --team or --entitlements that declare anything else.",
         subcommands: [DeviceInstallCommand.self, DeviceAppsCommand.self, DeviceUninstallCommand.self]
     )
 }
