@@ -11,13 +11,17 @@ public struct AuditEntry: Sendable, Hashable, Codable, CustomStringConvertible {
         case refused
         /// Items were put back from a snapshot.
         case restored
+        /// A snapshot of the group was taken (it holds the group's secrets).
+        case taken
+        /// The journal was read.
+        case viewed
     }
 
     /// When the operation ran.
     public var time: Date
-    /// The bundle ID of the app that asked (`restore` for a snapshot restore).
+    /// The bundle ID of the app that asked, or `device-owner` for `--admin`.
     public var app: String
-    /// `delete` or `restore`.
+    /// `delete`, `snapshot`, `restore` or `audit`.
     public var operation: String
     /// The audited group.
     public var group: String

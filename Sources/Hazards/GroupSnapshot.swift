@@ -37,13 +37,22 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         "group '\(group)': \(items.count) item\(items.count == 1 ? "" : "s") taken at \(takenAt.formatted(.iso8601))"
     }
 
-    /// Puts back every item of the snapshot that is missing from the store, with its creator
-    /// and dates. Items present under the same primary key are left as they are: what is in
-    /// the store now is newer than the snapshot.
-    public func restore(into store: any ItemStore) throws(StorageError) -> RestoreResult {
+    /// Puts back every item of the snapshot that is missing from the store, with its dates and
+    /// its creator, or with `creator` when one is given: a snapshot file is whatever its holder
+    /// wrote, so a restore on someone's behalf names them, never the file's word. Items present
+    /// under the same primary key are left as they are: what is in the store now is newer than
+    /// the snapshot. Items of another group than the snapshot's are refused, and nothing is
+    /// restored.
+    public func restore(into store: any ItemStore, creator: String? = nil) throws(StorageError) -> RestoreResult {
+        if let stray = items.first(where: { $0.group != group }) {
+            throw .corruptItem(
+                location: "snapshot of '\(group)'",
+                reason: "it holds an item of group '\(stray.group)' (\(stray.primaryKey)); nothing was restored")
+        }
         var restored: [StoredItem] = []
         var kept = 0
-        for item in items {
+        for var item in items {
+            if let creator { item.creator = creator }
             do {
                 try store.add(item)
                 restored.append(item)

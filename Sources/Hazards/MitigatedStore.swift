@@ -111,7 +111,8 @@ public final class MitigatedStore: ItemStore {
                    itemCount: items.count, creators: Self.count(items), outcome: outcome)
     }
 
-    static func count(_ items: [StoredItem]) -> [String: Int] {
+    /// How many of `items` each creator created (`(unknown)` for none).
+    public static func count(_ items: [StoredItem]) -> [String: Int] {
         items.reduce(into: [:]) { counts, item in counts[item.creator ?? "(unknown)", default: 0] += 1 }
     }
 

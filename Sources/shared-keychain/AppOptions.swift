@@ -49,7 +49,12 @@ struct AppOptions: ParsableArguments {
     /// declare another one are refused, since an app's entitlements are fixed when it is signed.
     func identity(_ global: GlobalOptions) throws -> AppIdentity {
         if let app = try suiteApp() { return try app.identity() }
-        let installed = try installedApp(global)
+        return try Self.identity(of: bundleID, team: teamID, entitlements: entitlements, installed: installedApp(global))
+    }
+
+    /// `bundleID` as installed, or declared ad hoc by `team` and `entitlements`; a declaration
+    /// that differs from the installed identity is refused.
+    static func identity(of bundleID: String, team teamID: String?, entitlements: String?, installed: InstalledApp?) throws -> AppIdentity {
         guard let teamID else {
             guard let installed else {
                 throw UsageFailure(message: """
@@ -72,5 +77,46 @@ struct AppOptions: ParsableArguments {
                 bundleID: bundleID, installed: installed.identity.accessGroupNames, declared: declared.accessGroupNames)
         }
         return declared
+    }
+}
+
+/// Who runs a device-owner operation (`snapshot`, `restore`, `audit`): an app, which reaches only
+/// its own groups, or the device owner with `--admin`. Either way the journal names them.
+struct ActorOptions: ParsableArguments {
+    @Flag(help: "Act as the device owner, who reaches every group.")
+    var admin = false
+
+    @Option(name: .customLong("app"), help: ArgumentHelp(
+        "Act as this app (installed, or ad hoc with --team): only its own groups.", valueName: "bundle-id"))
+    var bundleID: String?
+
+    @Option(name: .customLong("team"), help: ArgumentHelp("An ad-hoc app's team ID.", valueName: "team-id"))
+    var teamID: String?
+
+    @Option(name: .customLong("entitlements"), help: ArgumentHelp("An ad-hoc app's entitlements.plist.", valueName: "plist"))
+    var entitlements: String?
+
+    func validate() throws {
+        guard admin != (bundleID != nil) else {
+            throw ValidationError("act as an app (--app BUNDLE_ID) or as the device owner (--admin): one of them")
+        }
+        if admin, teamID != nil || entitlements != nil {
+            throw ValidationError("--team and --entitlements describe an app; --admin acts as the device owner")
+        }
+    }
+
+    /// The name journals record: the app's bundle ID, or `device-owner`.
+    var name: String { bundleID ?? "device-owner" }
+
+    /// Refuses `group` to an app not entitled to it (errSecMissingEntitlement); the device owner
+    /// reaches every group.
+    func checkReach(_ group: String, _ global: GlobalOptions) throws {
+        guard let bundleID else { return }
+        let identity = try AppOptions.identity(
+            of: bundleID, team: teamID, entitlements: entitlements,
+            installed: Device(stateDirectory: global.stateDirectoryURL).app(bundleID))
+        guard identity.isEntitled(to: group) else {
+            throw KeychainError.missingEntitlement(group: group, app: bundleID, entitled: identity.accessGroupNames)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Hazards
 import SharedKeychain
 
@@ -6,10 +7,11 @@ struct AuditCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Show the audit journal of a group: every delete (refused ones too) and restore, with app, query, item count and time.",
-        discussion: "Groups opt into the journal with the audit mitigation of a policy (--policy, or policy.json in the state directory). Never shows item data."
+        discussion: "Groups opt into delete journaling with the audit mitigation of a policy (--policy, or policy.json in the state directory); snapshots, restores and audit reads are journaled always. Run it as an app (--app, only its own groups) or as the device owner (--admin). Never shows item data."
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var actor: ActorOptions
 
     @Option(help: ArgumentHelp("The full access group, e.g. ABCDE12345.com.microsoft.adalcache.", valueName: "group"))
     var group: String
@@ -22,8 +24,14 @@ struct AuditCommand: ReportingCommand {
     }
 
     func execute() throws {
+        try actor.checkReach(group, global)
         let store = try KeychainSession(global).store
-        let entries = try AuditJournal(store: store).entries(group: group)
+        let journal = AuditJournal(store: store)
+        let entries = try journal.entries(group: group)
+        // Reading the journal is journaled too, after the read: who looked, and when.
+        try journal.append(AuditEntry(
+            time: Date(), app: actor.name, operation: "audit", group: group, query: "the journal of \(group)",
+            itemCount: entries.count, creators: [:], outcome: .viewed))
         let intents = IntentJournal(store: store)
         let interrupted = try intents.interrupted(group: group)
         if acknowledgeInterrupted { try intents.acknowledge(group: group) }

@@ -7,10 +7,11 @@ struct SnapshotCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapshot",
         abstract: "Save every item of a group, data included, to a JSON file (mode 0600), to restore after a wipe.",
-        discussion: "The file holds the secrets; nothing of them is printed. Bring it back with `restore --input FILE`."
+        discussion: "The file holds the secrets; nothing of them is printed. Bring it back with `restore --input FILE`. Run it as an app (--app, only its own groups) or as the device owner (--admin); the group's audit journal records who took it."
     )
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var actor: ActorOptions
 
     @Option(help: ArgumentHelp("The full access group, e.g. ABCDE12345.com.microsoft.adalcache.", valueName: "group"))
     var group: String
@@ -23,8 +24,13 @@ struct SnapshotCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let snapshot = try GroupSnapshot.take(of: group, from: KeychainSession(global).store)
+        try actor.checkReach(group, global)
+        let store = try KeychainSession(global).store
+        let snapshot = try GroupSnapshot.take(of: group, from: store)
         try snapshot.write(to: URL(fileURLWithPath: output))
+        try AuditJournal(store: store).append(AuditEntry(
+            time: Date(), app: actor.name, operation: "snapshot", group: group, query: "everything in group \(group)",
+            itemCount: snapshot.items.count, creators: MitigatedStore.count(snapshot.items), outcome: .taken))
         if global.json {
             Output.printJSON(SnapshotSummary(group: group, items: snapshot.items.count, file: output))
         } else {

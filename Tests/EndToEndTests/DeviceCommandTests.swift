@@ -78,3 +78,59 @@ struct DeviceCommandTests {
         #expect(try (cli.run(["device", "apps", "--json"]).json() as? [Any])?.isEmpty == true)
     }
 }
+
+/// snapshot, restore and audit act as an app (its groups only) or as the device owner, are
+/// journaled with who did them, and a restore never takes an item's creator from the file.
+@Suite("End to end: device-owner operations", .serialized)
+struct DeviceOwnerOperationTests {
+    let group = "ABCDE12345.com.microsoft.adalcache"
+
+    @Test func withoutAnAppOrAdminTheyAreRefused() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let output = cli.fixtures.appendingPathComponent("snap.json").path
+        for arguments in [["snapshot", "--group", group, "--output", output], ["restore", "--input", output], ["audit", "--group", group]] {
+            let result = try cli.run(arguments)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.standardError.contains("--admin"), "\(arguments): \(result.standardError)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test func anAppReachesOnlyItsGroupsAndRestoresUnderItsOwnName() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let suite = cli.fixtures.appendingPathComponent("suite").path
+        #expect(try cli.run(["suite", "init", suite]).status == 0)
+        #expect(try cli.run(["device", "install", "--suite", suite]).status == 0)
+        #expect(try cli.run(["item", "add", "--app", "com.contoso.mail", "--group", group, "--account", "a", "--service", "s", "--data", "x"]).status == 0)
+        let snapshot = cli.fixtures.appendingPathComponent("snap.json")
+
+        // An ad-hoc app of the team without the group is refused: errSecMissingEntitlement.
+        let stranger = try cli.run(["snapshot", "--group", group, "--output", snapshot.path, "--app", "com.contoso.other", "--team", "ABCDE12345"])
+        #expect(stranger.status == 13, "\(stranger.standardError)")
+        #expect(try cli.run(["snapshot", "--group", group, "--output", snapshot.path, "--app", "com.contoso.mail"]).status == 0)
+
+        // The file says mail created the item; the restore names calendar, who restores it.
+        #expect(try cli.run(["item", "delete", "--app", "com.contoso.mail", "--group", group, "--account", "a"]).status == 0)
+        let restored = try cli.run(["restore", "--input", snapshot.path, "--app", "com.contoso.calendar", "--json"])
+        #expect(restored.status == 0, "\(restored.standardError)")
+        let item = try cli.run(["item", "get", "--app", "com.contoso.mail", "--account", "a", "--json"]).jsonObject()
+        #expect(item["creator"] as? String == "com.contoso.calendar")
+
+        // A forged snapshot with an item of another group restores nothing.
+        var forged = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: snapshot)) as? [String: Any])
+        var items = try #require(forged["items"] as? [[String: Any]])
+        items[0]["group"] = "ABCDE12345.com.contoso.secrets"
+        forged["items"] = items
+        try JSONSerialization.data(withJSONObject: forged).write(to: snapshot)
+        let refused = try cli.run(["restore", "--input", snapshot.path, "--admin"])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("not the snapshot's group"), "\(refused.standardError)")
+
+        // The journal names who did what.
+        let journal = try #require(try cli.run(["audit", "--group", group, "--admin", "--json"]).jsonObject()["entries"] as? [[String: Any]])
+        let done = journal.map { "\($0["app"] as? String ?? "-") \($0["operation"] as? String ?? "-")" }
+        #expect(done == ["com.contoso.mail snapshot", "com.contoso.calendar restore"])
+    }
+}

@@ -159,7 +159,7 @@ struct InputSafetyTests {
     func snapshotMalformedGroup() throws {
         defer { cli.tearDown() }
         let output = cli.fixtures.appendingPathComponent("snap.json").path
-        let result = try cli.run(["snapshot", "--group", "not a group", "--output", output])
+        let result = try cli.run(["snapshot", "--group", "not a group", "--output", output, "--admin"])
         #expect(result.status == 10, "\(result.standardError)")
         #expect(!FileManager.default.fileExists(atPath: output))
     }

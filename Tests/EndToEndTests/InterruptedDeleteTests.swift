@@ -80,7 +80,7 @@ struct InterruptedDeleteTests {
         }
         try kill(cli, ["item", "delete", "--group", group, "--policy", policy.path] + calendar, at: "after-delete")
 
-        let audit = try cli.run(["audit", "--group", group, "--json"]).jsonObject()
+        let audit = try cli.run(["audit", "--group", group, "--json", "--admin"]).jsonObject()
         #expect((audit["entries"] as? [Any])?.isEmpty == true, "the outcome was never written")
         let deletions = try interrupted(audit)
         #expect(deletions.count == 1)
@@ -88,10 +88,10 @@ struct InterruptedDeleteTests {
         let intent = try #require(deletions.first?["intent"] as? [String: Any])
         #expect(intent["app"] as? String == "com.contoso.calendar")
 
-        let acknowledged = try cli.run(["audit", "--group", group, "--acknowledge-interrupted"])
+        let acknowledged = try cli.run(["audit", "--group", group, "--acknowledge-interrupted", "--admin"])
         #expect(acknowledged.output.contains("interrupted delete by com.contoso.calendar"))
         #expect(acknowledged.output.contains("20 of 20 items removed, 0 remain"))
-        #expect(try interrupted(try cli.run(["audit", "--group", group, "--json"]).jsonObject()).isEmpty)
+        #expect(try interrupted(try cli.run(["audit", "--group", group, "--json", "--admin"]).jsonObject()).isEmpty)
     }
 
     @Test("a finished wipe leaves no intent behind")

@@ -18,21 +18,24 @@ struct MitigationCommandTests {
 
         #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + mail).status == 0)
         let snapshot = cli.fixtures.appendingPathComponent("snap.json").path
-        #expect(try cli.run(["snapshot", "--group", group, "--output", snapshot]).status == 0)
+        #expect(try cli.run(["snapshot", "--group", group, "--output", snapshot, "--admin"]).status == 0)
 
         let refused = try cli.run(["token", "wipe", "--policy", policy.path, "--json"] + calendar)
         #expect(refused.status == 13)
         #expect(refused.standardError.contains("guarded delete refused com.contoso.calendar"))
         #expect(try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent"] + mail).status == 0)
 
-        let audit = try #require((try cli.run(["audit", "--group", group, "--json"]).jsonObject())["entries"] as? [[String: Any]])
+        let journal = try #require((try cli.run(["audit", "--group", group, "--json", "--admin"]).jsonObject())["entries"] as? [[String: Any]])
+        #expect(journal.map { $0["operation"] as? String } == ["snapshot", "delete"])
+        #expect(journal.first?["app"] as? String == "device-owner")
+        let audit = journal.filter { $0["operation"] as? String == "delete" }
         #expect(audit.count == 1)
         #expect(audit.first?["app"] as? String == "com.contoso.calendar")
 
         // Without the policy the wipe goes through, as on iOS; the snapshot brings it back.
         #expect(try cli.run(["token", "wipe"] + calendar).status == 0)
         #expect(try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent"] + mail).status == 20)
-        #expect(try cli.run(["restore", "--input", snapshot]).status == 0)
+        #expect(try cli.run(["restore", "--input", snapshot, "--admin"]).status == 0)
         #expect(try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent"] + mail).status == 0)
     }
 

@@ -44,7 +44,7 @@ struct ScenarioCommandTests {
         defer { cli.tearDown() }
         let result = try cli.run(["scenario", "run", scenario("guarded-wipe"), "--fresh"])
         #expect(result.status == 0, "\(result.output)\n\(result.standardError)")
-        let audit = try #require((try cli.run(["audit", "--group", "ABCDE12345.com.microsoft.adalcache", "--json"]).jsonObject())["entries"] as? [[String: Any]])
+        let audit = try #require((try cli.run(["audit", "--group", "ABCDE12345.com.microsoft.adalcache", "--json", "--admin"]).jsonObject())["entries"] as? [[String: Any]])
         #expect(audit.contains { $0["app"] as? String == "com.contoso.calendar" && $0["outcome"] as? String == "refused" })
     }
 
