@@ -143,7 +143,11 @@ final class SecretServiceClient: Sendable {
         return result
     }
 
-    /// `CreateItem` in `collection`; returns the new (or replaced) item's path.
+    /// `CreateItem` in `collection`; returns the new (or replaced) item's path. Sent to the
+    /// daemon the session belongs to (``call(_:path:interface:method:parameters:replyType:)``):
+    /// libsecret's own call follows the well-known name, so after another process restarted the
+    /// daemon it could deliver our encrypted secret to a new daemon that gave our session path to
+    /// another key, which stores garbage.
     func createItem(
         _ service: ServiceHandle,
         collection: String,
@@ -153,21 +157,27 @@ final class SecretServiceClient: Sendable {
         contentType: String,
         replace: Bool
     ) throws(GLibFailure) -> String {
-        let properties = Self.makeVariantTable([
+        let properties = Variant.vardict([
             ("org.freedesktop.Secret.Item.Label", Variant.string(label)),
             ("org.freedesktop.Secret.Item.Attributes", Variant.stringDictionary(attributes)),
         ])
-        defer { g_hash_table_unref(properties) }
         let value = Self.makeValue(secret, contentType: contentType)
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        let flags = replace ? SECRET_ITEM_CREATE_REPLACE : SECRET_ITEM_CREATE_NONE
-        let path = try CallDeadline.run(seconds: timeout, call: "CreateItem") { cancellable, error in
-            secret_service_create_item_dbus_path_sync(
-                service.service, collection, properties, value, flags, cancellable, &error)
+        guard let encoded = secret_service_encode_dbus_secret(service.service, value) else {
+            throw GLibFailure(call: "CreateItem", message: "the secret could not be encoded with the session", kind: .staleSession)
         }
-        guard let path else { throw GLibFailure(call: "CreateItem", message: "no item path returned") }
-        defer { g_free(path) }
-        return String(cString: path)
+        let reply = try call(
+            service, path: collection, interface: Self.collectionInterface, method: "CreateItem",
+            parameters: Variant.tuple([properties, encoded, g_variant_new_boolean(replace ? 1 : 0)]), replyType: "(oo)")
+        defer { g_variant_unref(reply) }
+        guard let path = Variant.stringChild(reply, at: 0), let prompt = Variant.stringChild(reply, at: 1) else {
+            throw GLibFailure(call: "CreateItem", message: "no item path returned")
+        }
+        // gnome-keyring answers a locked collection with a prompt to unlock it; nothing is created.
+        guard prompt == "/", path != "/" else {
+            throw GLibFailure(call: "CreateItem", message: "the collection is locked", kind: .locked)
+        }
+        return path
     }
 
     /// `Item.Delete` by path.
@@ -314,9 +324,13 @@ final class SecretServiceClient: Sendable {
     ) throws(GLibFailure) -> OpaquePointer {
         let type = replyType.map { g_variant_type_new($0) }
         defer { if let type { g_variant_type_free(type) } }
+        // To the daemon the session was opened with, by its unique name, which D-Bus never
+        // reuses: after a restart the call fails (and the store reconnects) instead of reaching a
+        // new daemon that may have given our session path to someone else's key.
+        let destination = service.owner ?? Self.busName
         let reply = try CallDeadline.run(seconds: timeout, call: method) { cancellable, error in
             g_dbus_connection_call_sync(
-                service.connection.pointer, Self.busName, path, interface, method, parameters, type ?? nil,
+                service.connection.pointer, destination, path, interface, method, parameters, type ?? nil,
                 G_DBUS_CALL_FLAGS_NONE, -1, cancellable, &error)
         }
         guard let reply else { throw GLibFailure(call: method, message: "no reply") }
@@ -351,17 +365,5 @@ final class SecretServiceClient: Sendable {
         var length: gsize = 0
         guard let pointer = secret_value_get(value, &length), length > 0 else { return Data() }
         return Data(bytes: pointer, count: Int(length))
-    }
-
-    /// A `GHashTable` of property names to (sunk) variants, as libsecret's create calls take.
-    private static func makeVariantTable(_ entries: [(String, OpaquePointer)]) -> OpaquePointer {
-        guard
-            let table = g_hash_table_new_full(
-                g_str_hash, g_str_equal, g_free, { value in g_variant_unref(OpaquePointer(value)) })
-        else { preconditionFailure("g_hash_table_new_full returned NULL") }
-        for (key, value) in entries {
-            g_hash_table_insert(table, g_strdup(key), UnsafeMutableRawPointer(g_variant_ref_sink(value)))
-        }
-        return table
     }
 }

@@ -23,6 +23,10 @@ extension SecretServiceStore {
                 service, collection: collection, label: ItemAttributes.label(of: envelope.item),
                 attributes: ItemAttributes.of(envelope.item), secret: secret, contentType: ItemEnvelope.contentType,
                 replace: replace)
+            // A restart between the check above and the call would have sent our secret to a new
+            // daemon under a session that may not be ours: check again, so the operation runs
+            // again on a fresh session and rewrites the item.
+            try ensureSameDaemon(service)
             directory.noteUnlocked([CollectionDirectory.collection(ofItem: path)], epoch: service.owner)
             return path
         } catch {
