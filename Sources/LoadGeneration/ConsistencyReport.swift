@@ -48,13 +48,9 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
     public init(tokenJournals journals: [Int: [JournalEntry]], prefill: [JournalEntry], listed: Set<String>, configuration: LoadConfiguration) {
         let wipes = journals.values.flatMap { $0.filter { $0.kind == .wipe } }
         func wipedAfter(_ entry: JournalEntry) -> Bool { wipes.contains { $0.end > entry.start } }
-        var expected = Set<String>()
         for entry in prefill {
             accountsChecked += 1
-            let user = LoadConfiguration.prefilledUser(entry.key)
-            if wipedAfter(entry) { continue }
-            expected.insert(user)
-            if !listed.contains(user) { lostSignIns += 1 }
+            if !wipedAfter(entry), !listed.contains(LoadConfiguration.prefilledUser(entry.key)) { lostSignIns += 1 }
         }
         for app in 0..<configuration.apps {
             var last: [Int: JournalEntry] = [:]
@@ -65,9 +61,8 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
                 accountsChecked += 1
                 let user = LoadConfiguration.user(app: app, key: key)
                 switch entry.kind {
-                case .signIn where !wipedAfter(entry):
-                    expected.insert(user)
-                    if !listed.contains(user) { lostSignIns += 1 }
+                case .signIn where !wipedAfter(entry) && !listed.contains(user):
+                    lostSignIns += 1
                 case .removeAccount where listed.contains(user):
                     resurrectedAccounts += 1
                 default:

@@ -2,7 +2,6 @@ import Foundation
 import SharedKeychain
 import Synchronization
 import TokenCache
-import Synchronization
 
 /// Runs a load: empties the shared group, lets the simulated apps loose (as threads of this
 /// process, or as processes of their own through a ``WorkerFleet``), then lists the group
@@ -77,7 +76,6 @@ public struct LoadRunner: Sendable {
     /// The report, always: when the group cannot be listed (the store is gone for good) the
     /// measurements are kept and the consistency check is marked as not made, which fails the run.
     private func report(_ results: [WorkerResult], mode: LoadReport.Mode, prefill: [JournalEntry]) throws -> LoadReport {
-        let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)
         let sorted = results.sorted { $0.app < $1.app }
         let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal) })
         if configuration.workload == .token {
@@ -90,6 +88,7 @@ public struct LoadRunner: Sendable {
                 tokenJournals: journals, prefill: prefill, listed: Set(listed.map(\.username)), configuration: configuration)
             return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted, consistency: consistency)
         }
+        let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)
         let finalItems: [KeychainItem]
         do { finalItems = try keychain.copyAll(.all(in: configuration.group)) } catch {
             return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted,

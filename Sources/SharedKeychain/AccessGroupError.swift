@@ -4,7 +4,7 @@ public enum AccessGroupError: Error, Sendable, Equatable, CustomStringConvertibl
     case malformedGroup(entry: String, reason: String)
     case foreignTeam(entry: String, team: String, appTeam: String)
     case invalidBundleID(String)
-    /// More keychain access groups than ``AppIdentity/maxAccessGroups``.
+    /// More access groups (keychain groups and app groups) than ``AppIdentity/maxAccessGroups``.
     case tooManyGroups(count: Int, limit: Int)
 
     public var description: String {
@@ -18,7 +18,7 @@ public enum AccessGroupError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidBundleID(let value):
             "'\(value)' is not a bundle ID: use letters, digits, '-' and '.', like 'com.contoso.mail'"
         case .tooManyGroups(let count, let limit):
-            "the app lists \(count) keychain access groups; at most \(limit) are supported (real apps list a handful; every ungrouped query searches each one)"
+            "the app lists \(count) access groups (keychain groups and app groups); at most \(limit) are supported (real apps list a handful; every ungrouped query searches each one)"
         }
     }
 }

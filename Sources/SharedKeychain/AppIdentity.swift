@@ -68,7 +68,7 @@ public struct AppIdentity: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Whether the app is entitled to the group spelled `rawValue`.
     public func isEntitled(to rawValue: String) -> Bool {
-        accessGroups.contains { $0.rawValue == rawValue } || applicationGroups.contains { $0.rawValue == rawValue }
+        accessGroupNames.contains(rawValue)
     }
 
     private enum CodingKeys: String, CodingKey { case bundleID, teamID, keychainAccessGroups, applicationGroups }

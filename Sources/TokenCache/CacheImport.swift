@@ -2,7 +2,8 @@ import Foundation
 import SharedKeychain
 
 /// A serialized cache, checked completely before anything is written: every section and entry
-/// must be an object of the schema, with a key derived from its fields as an export derives it.
+/// must be an object of the schema. Entry keys are opaque (each SDK spells them its own way):
+/// where an entry goes comes from its fields.
 struct CacheImport {
     /// The items to write, in a stable order (sections, then keys, sorted).
     private(set) var writes: [(layout: ItemLayout, data: Data)] = []
@@ -13,13 +14,15 @@ struct CacheImport {
         if let offset = InputValidation.firstInvalidUTF8Offset(data) {
             throw .invalidImport(section: "(root)", key: nil, reason: "the input is not valid UTF-8 (bad byte at offset \(offset))")
         }
+        let tree: Any?
         do {
             try InputValidation.checkSize(data, field: "the input")
-            if let tree = try? JSONSerialization.jsonObject(with: data) { try InputValidation.checkShape(of: tree, field: "the input") }
+            tree = try? JSONSerialization.jsonObject(with: data)
+            if let tree { try InputValidation.checkShape(of: tree, field: "the input") }
         } catch {
             throw .invalidImport(section: "(root)", key: nil, reason: error.message)
         }
-        guard let root = CacheJSON.object(from: data) else {
+        guard let tree, let root = JSONValue(tree)?.objectValue else {
             throw .invalidImport(section: "(root)", key: nil, reason: "the input is not a JSON object")
         }
         // Keys are opaque: every SDK spells them its own way. Identity comes from the fields.
@@ -41,9 +44,10 @@ struct CacheImport {
                 do { layouts = try Self.layouts(of: object, in: section) } catch {
                     throw .invalidImport(section: name, key: key, reason: error.reason)
                 }
+                let data = CacheJSON.data(object)
+                let modified = Self.modificationTime(of: object)
                 for (layout, isOwn) in layouts {
-                    let claim = Claim(section: name, key: key, layout: layout, data: CacheJSON.data(object), isOwn: isOwn,
-                                      modified: Self.modificationTime(of: object))
+                    let claim = Claim(section: name, key: key, layout: layout, data: data, isOwn: isOwn, modified: modified)
                     guard let earlier = claims[layout.address] else {
                         claims[layout.address] = claim
                         order.append(layout.address)
