@@ -13,14 +13,20 @@ extension SecretServiceStore {
         } catch {
             throw StorageError.backend(domain: "shared-keychain", code: 0, message: "cannot encode the item record: \(error)")
         }
-        // CreateItem goes to the daemon our session belongs to, by its unique name
-        // (`SecretServiceClient.createItem`): after a restart it fails and the store reconnects,
-        // instead of handing our encrypted secret to a new daemon under someone else's key.
+        // A secret is encrypted with this connection's session key. After another process
+        // restarted the daemon, the new daemon may have given our session path to a session with
+        // another key, and would store garbage: make sure the daemon is still the one we opened
+        // the session with (one GetNameOwner to the bus, small beside the write).
+        try ensureSameDaemon(service)
         do {
             let path = try client.createItem(
                 service, collection: collection, label: ItemAttributes.label(of: envelope.item),
                 attributes: ItemAttributes.of(envelope.item), secret: secret, contentType: ItemEnvelope.contentType,
                 replace: replace)
+            // A restart between the check above and the call would have sent our secret to a new
+            // daemon under a session that may not be ours: check again, so the operation runs
+            // again on a fresh session and rewrites the item.
+            try ensureSameDaemon(service)
             directory.noteUnlocked([CollectionDirectory.collection(ofItem: path)], epoch: service.owner)
             return path
         } catch {
