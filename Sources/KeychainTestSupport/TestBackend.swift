@@ -10,6 +10,8 @@ public enum TestBackend: String, CaseIterable, CustomTestStringConvertible, Send
     case memory
     case secretService
     case secretServicePerGroup
+    /// Per group with shards of 2 items, so every conformance test crosses shards.
+    case secretServiceSmallShards
 
     /// Memory, and the keyring in the layout the CLI uses.
     public static let memoryAndKeyring: [TestBackend] = [.memory, .secretServicePerGroup]
@@ -24,6 +26,7 @@ public enum TestBackend: String, CaseIterable, CustomTestStringConvertible, Send
         case .memory: InMemoryStore()
         case .secretService: try TestKeyring.store(.defaultCollection)
         case .secretServicePerGroup: try TestKeyring.store(.collectionPerGroup)
+        case .secretServiceSmallShards: try TestKeyring.store(.smallShards)
         }
     }
 

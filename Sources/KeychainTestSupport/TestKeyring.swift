@@ -16,12 +16,15 @@ public enum TestKeyring {
     public enum Layout: Sendable, CaseIterable, CustomStringConvertible {
         case defaultCollection
         case collectionPerGroup
+        /// Per group, with shards of 2 items: every group of a test spreads over many shards.
+        case smallShards
 
         /// The case name, for test arguments.
         public var description: String {
             switch self {
             case .defaultCollection: "defaultCollection"
             case .collectionPerGroup: "collectionPerGroup"
+            case .smallShards: "smallShards"
             }
         }
     }
@@ -54,8 +57,9 @@ public enum TestKeyring {
     public static func unguardedStore(_ layout: Layout = .collectionPerGroup, timeout: Double = 5) throws
         -> SecretServiceStore
     {
-        let configuration = try keyring().storeConfiguration(
-            collectionPerGroup: layout == .collectionPerGroup, timeout: timeout)
+        var configuration = try keyring().storeConfiguration(
+            collectionPerGroup: layout != .defaultCollection, timeout: timeout)
+        if layout == .smallShards { configuration.shardCapacity = 2 }
         return try SecretServiceStore(configuration: configuration)
     }
 

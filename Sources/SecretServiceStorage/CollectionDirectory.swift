@@ -1,15 +1,21 @@
 import Foundation
 import Synchronization
 
-/// Which collection holds each access group (in the collection-per-group layout), and which
+/// Which collections hold each access group's shards (in the per-group layout), and which
 /// collections this store has seen unlocked during the current run of the daemon.
 ///
-/// A group's collection is labelled from the group name (``label(for:)``); gnome-keyring derives
-/// the object path from the label, so the path is usually known without asking. The real path
-/// is confirmed once, then cached.
+/// A group's shard 0 is labelled from the group name (``label(for:shard:)``), shard k > 0 the
+/// same with `~k`; gnome-keyring derives the object path from the label, so the path is known
+/// without asking. Shard 0's real path is confirmed once (it may predate shards), then cached.
 final class CollectionDirectory: Sendable {
+    /// One shard of an access group: a collection of its own.
+    struct Shard: Hashable, Sendable {
+        let group: String
+        let number: Int
+    }
+
     private struct State {
-        var pathsByGroup: [String: String] = [:]
+        var paths: [Shard: String] = [:]
         /// Collections seen unlocked, valid for the daemon instance `epoch` (its unique bus name).
         var unlocked: Set<String> = []
         var epoch: String?
@@ -29,6 +35,10 @@ final class CollectionDirectory: Sendable {
     /// `[A-Za-z0-9.-]` written `_xx` (so distinct groups get distinct labels, and gnome-keyring
     /// keeps the label as its file name unchanged). A label that would pass 200 bytes (file
     /// names stop at 255) becomes `group-_sha256_<hex>`, which no escaped name can equal.
+    static func label(for group: String, shard: Int) -> String {
+        shard == 0 ? label(for: group) : label(for: group) + "~\(shard)"
+    }
+
     static func label(for group: String) -> String {
         var escaped = "group-"
         for byte in group.utf8 {
@@ -60,6 +70,17 @@ final class CollectionDirectory: Sendable {
         return path
     }
 
+    /// The shard number of `collection` if it is one of `group`'s shards by its path: the
+    /// group's own path is shard 0, that path with `_7e<k>` (`~k`) shard k.
+    static func shardNumber(of collection: String, group: String) -> Int? {
+        let base = expectedPath(forLabel: label(for: group))
+        if collection == base { return 0 }
+        guard collection.hasPrefix(base + "_7e") else { return nil }
+        let digits = collection.dropFirst(base.count + 3)
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.first != "0", let shard = Int(digits), shard > 0 else { return nil }
+        return shard
+    }
+
     /// The collection an item path belongs to (`.../collection/login/12` -> `.../collection/login`).
     static func collection(ofItem path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
@@ -73,17 +94,20 @@ final class CollectionDirectory: Sendable {
 
     // MARK: Cache
 
-    func cachedPath(for group: String) -> String? {
-        state.withLock { $0.pathsByGroup[group] }
+    func cachedPath(for shard: Shard) -> String? {
+        state.withLock { $0.paths[shard] }
     }
 
-    func remember(_ path: String, for group: String) {
-        state.withLock { $0.pathsByGroup[group] = path }
+    func remember(_ path: String, for shard: Shard) {
+        state.withLock { $0.paths[shard] = path }
     }
 
+    /// Forgets every shard of `group` (its collections were deleted).
     func forget(_ group: String) {
         state.withLock { state in
-            if let path = state.pathsByGroup.removeValue(forKey: group) { state.unlocked.remove(path) }
+            for shard in state.paths.keys where shard.group == group {
+                if let path = state.paths.removeValue(forKey: shard) { state.unlocked.remove(path) }
+            }
         }
     }
 

@@ -2,46 +2,146 @@ import CLibsecret
 import Foundation
 import KeychainStorage
 
-/// Where a group's items live and whether their collection is locked: the per-group
-/// collections (found by the label gnome-keyring derives their path from, created with the
-/// master password when missing) and the unlock after a daemon restart.
+/// Where a group's items live and whether their collections are locked: the group's shards
+/// (collections found by the label gnome-keyring derives their path from, created with the
+/// master password when missing), the shard index that says which shard holds an item, and the
+/// unlock after a daemon restart.
 extension SecretServiceStore {
-    /// Where a new item of `group` goes.
-    func writableCollection(for group: String, _ service: ServiceHandle) throws -> String {
+    typealias Shard = CollectionDirectory.Shard
+
+    /// Above this many shards, a query naming neither account nor service searches the whole
+    /// service once instead of each shard.
+    static let shardSearchLimit = 8
+
+    // MARK: Shards of a group
+
+    /// Where a new item of `group` goes, and (per-group layout) the shard it is recorded in.
+    func writableCollection(for group: String, shard: Int, _ service: ServiceHandle) throws -> String {
         guard let master = configuration.layout.masterPassword else { return configuration.layout.sharedCollection }
-        guard let path = try resolveCollection(for: group, creatingWith: master, useCache: true, service) else {
+        guard let path = try resolveCollection(Shard(group: group, number: shard), creatingWith: master, useCache: true, service) else {
             throw GLibFailure(call: "CreateWithMasterPassword", message: "no collection for access group '\(group)'")
         }
         return path
     }
 
-    /// The collection whose lock decides whether `group`'s items can be seen.
+    /// The collections to search for `attributes` in `group`; nil means one service-wide search
+    /// (layouts without shards, or a group-wide query over many shards). `writing`: the caller
+    /// holds the group's lock, and a missing index is rebuilt from the keyring first.
+    func collectionsToSearch(_ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle) throws
+        -> [String]?
+    {
+        guard configuration.layout.masterPassword != nil else { return nil }
+        let shards: [Int]
+        if let index = writing ? try writerIndex(for: group, service) : try indexes.current(group) {
+            shards = index.candidateShards(account: attributes[ItemAttributes.account], service: attributes[ItemAttributes.service])
+        } else {
+            // Not indexed yet (written before shards existed): every shard it has.
+            shards = try discoverShards(of: group, service).map(\.number)
+        }
+        guard shards.count <= Self.shardSearchLimit else { return nil }
+        var paths: [String] = []
+        for shard in shards {
+            if let path = try resolveCollection(Shard(group: group, number: shard), creatingWith: nil, useCache: true, service) {
+                paths.append(path)
+            }
+        }
+        return paths
+    }
+
+    /// The group's shard index, as a writer (holding the group's lock) sees it: rebuilt from the
+    /// keyring's shards when the group has no index file yet.
+    func writerIndex(for group: String, _ service: ServiceHandle) throws -> ShardIndex {
+        if let index = try indexes.current(group) { return index }
+        var index = ShardIndex()
+        for shard in try discoverShards(of: group, service) {
+            index.noteShard(shard.number)
+            guard let path = try resolveCollection(shard, creatingWith: nil, useCache: true, service) else { continue }
+            let paths = try client.searchPaths(
+                service, collection: path, attributes: ItemAttributes.matching(ItemQuery(groups: [group]), in: group))
+            guard !paths.isEmpty else { continue }
+            let secrets = try client.secrets(service, paths: paths)
+            if secrets.count < paths.count, try isLocked(path, service) { try handleLocked([path], service) }
+            for bytes in secrets.values {
+                guard let envelope = try? ItemEnvelope.decode(bytes, using: JSONDecoder()) else { continue }
+                index.place(ShardIndex.Key(account: envelope.item.account, service: envelope.item.service), in: shard.number)
+            }
+        }
+        try indexes.replace(group, with: index)
+        logger.debug("built the shard index of an access group", metadata: ["group": "\(group)", "items": "\(index.shards.count)"])
+        return try indexes.current(group) ?? index
+    }
+
+    /// The group's shards that exist in the keyring, by their paths (one call).
+    func discoverShards(of group: String, _ service: ServiceHandle) throws -> [Shard] {
+        var shards = Set<Int>()
+        for path in try client.collectionPaths(service) {
+            if let number = CollectionDirectory.shardNumber(of: path, group: group) { shards.insert(number) }
+        }
+        // Shard 0 may sit at a `_N` sibling path (its name was taken when it was made).
+        if !shards.contains(0), try resolveCollection(Shard(group: group, number: 0), creatingWith: nil, useCache: true, service) != nil {
+            shards.insert(0)
+        }
+        return shards.sorted().map { Shard(group: group, number: $0) }
+    }
+
+    /// Every existing shard collection of `group`: from the keyring and from the index.
+    func shardCollections(of group: String, _ service: ServiceHandle) throws -> [String] {
+        var numbers = Set(try discoverShards(of: group, service).map(\.number))
+        if let index = try indexes.current(group) { numbers.formUnion(index.sizes.keys) }
+        var paths: [String] = []
+        for number in numbers.sorted() {
+            if let path = try resolveCollection(Shard(group: group, number: number), creatingWith: nil, useCache: true, service) {
+                paths.append(path)
+            }
+        }
+        return paths
+    }
+
+    /// The shard number of an item of `group` at `path`.
+    func shardNumber(ofItem path: String, group: String) -> Int {
+        // Not a shard path: shard 0 at a `_N` sibling path.
+        CollectionDirectory.shardNumber(of: CollectionDirectory.collection(ofItem: path), group: group) ?? 0
+    }
+
+    /// The collection whose lock decides whether `group`'s items can be seen when a search
+    /// found nothing: shard 0 (per-group layout), else the shared collection.
     func relevantCollection(for group: String) -> String {
         guard configuration.layout.masterPassword != nil else { return configuration.layout.sharedCollection }
-        return directory.cachedPath(for: group)
+        return directory.cachedPath(for: Shard(group: group, number: 0))
             ?? CollectionDirectory.expectedPath(forLabel: CollectionDirectory.label(for: group))
     }
 
-    /// Finds `group`'s collection (at the path gnome-keyring derives from its label, else among
-    /// `<path>_N` siblings it makes when the name was taken), creating it when `master` is given.
+    /// Finds the collection of `shard` (shard 0: at the path gnome-keyring derives from its
+    /// label, else among `<path>_N` siblings it makes when the name was taken), creating it when
+    /// `master` is given.
     func resolveCollection(
-        for group: String, creatingWith master: String?, useCache: Bool, _ service: ServiceHandle
+        _ shard: Shard, creatingWith master: String?, useCache: Bool, _ service: ServiceHandle
     ) throws -> String? {
-        if useCache, let cached = directory.cachedPath(for: group) { return cached }
-        let label = CollectionDirectory.label(for: group)
+        if useCache, let cached = directory.cachedPath(for: shard) { return cached }
+        let label = CollectionDirectory.label(for: shard.group, shard: shard.number)
         let expected = CollectionDirectory.expectedPath(forLabel: label)
         var candidates = [expected]
         if try collectionLabel(expected, service) != label {
-            candidates = try client.collectionPaths(service).filter { $0.hasPrefix(expected + "_5f") }.sorted()
+            candidates = shard.number == 0
+                ? try client.collectionPaths(service).filter { $0.hasPrefix(expected + "_5f") }.sorted() : []
         }
         for path in candidates where try collectionLabel(path, service) == label {
-            directory.remember(path, for: group)
+            directory.remember(path, for: shard)
             return path
         }
         guard let master else { return nil }
         let created = try client.createCollection(service, label: label, masterPassword: master)
-        logger.debug("created the collection of an access group", metadata: ["group": "\(group)", "path": "\(created)"])
-        directory.remember(created, for: group)
+        if shard.number > 0 && created != expected {
+            // Other processes find shards by path: one elsewhere would be invisible to them.
+            try? client.deleteCollection(service, path: created)
+            throw GLibFailure(
+                call: "CreateWithMasterPassword",
+                message: "gnome-keyring put shard \(shard.number) of access group '\(shard.group)' at \(created), not \(expected): remove the stray keyring file of that name")
+        }
+        logger.debug(
+            "created a collection of an access group",
+            metadata: ["group": "\(shard.group)", "shard": "\(shard.number)", "path": "\(created)"])
+        directory.remember(created, for: shard)
         directory.noteUnlocked([created], epoch: service.owner)
         return created
     }
@@ -52,33 +152,49 @@ extension SecretServiceStore {
         return Variant.string(of: value)
     }
 
-    /// The collection (or alias) is locked. If this store saw it unlocked during this run of the daemon,
-    /// someone locked it (`.locked`) or the daemon restarted (reconnect). Otherwise, with a
-    /// master password, unlock it and run the operation again.
+    // MARK: Locks
+
     func handleLocked(_ alias: String, _ service: ServiceHandle) throws -> Never {
-        // Name the real collection ("login"), as seen-unlocked records and users know it.
-        var collection = alias
-        if alias == CollectionDirectory.defaultAlias, let target = try client.readAlias(service, name: "default") {
-            collection = target
-        }
-        let name = CollectionDirectory.displayName(of: collection)
-        if directory.wasUnlocked(collection, epoch: service.owner) {
-            if try client.nameOwner(service) != service.owner {
-                throw GLibFailure(call: "GetNameOwner", message: "the Secret Service restarted", kind: .staleSession)
+        try handleLocked([alias], service)
+    }
+
+    /// The collections (or alias) are locked. If this store saw one unlocked during this run of
+    /// the daemon, someone locked it (`.locked`) or the daemon restarted (reconnect). Otherwise,
+    /// with a master password, unlock them all and run the operation again.
+    func handleLocked(_ aliases: [String], _ service: ServiceHandle) throws -> Never {
+        var unlocked: [String] = []
+        for alias in Set(aliases).sorted() {
+            // Name the real collection ("login"), as seen-unlocked records and users know it.
+            var collection = alias
+            if alias == CollectionDirectory.defaultAlias, let target = try client.readAlias(service, name: "default") {
+                collection = target
             }
-            throw StorageError.locked(collection: name)
+            let name = CollectionDirectory.displayName(of: collection)
+            if directory.wasUnlocked(collection, epoch: service.owner) {
+                if try client.nameOwner(service) != service.owner {
+                    throw GLibFailure(call: "GetNameOwner", message: "the Secret Service restarted", kind: .staleSession)
+                }
+                throw StorageError.locked(collection: name)
+            }
+            guard let master = configuration.layout.masterPassword else { throw StorageError.locked(collection: name) }
+            do {
+                try client.unlockCollection(service, path: collection, masterPassword: master)
+            } catch {
+                guard [.other, .noSuchObject, .locked].contains(error.kind) else { throw error }
+                logger.debug("could not unlock a collection", metadata: ["collection": "\(name)", "reason": "\(error.message)"])
+                throw StorageError.locked(collection: name)
+            }
+            logger.debug("unlocked a collection with the master password", metadata: ["collection": "\(name)"])
+            unlocked.append(collection)
         }
-        guard let master = configuration.layout.masterPassword else { throw StorageError.locked(collection: name) }
-        do {
-            try client.unlockCollection(service, path: collection, masterPassword: master)
-        } catch {
-            guard [.other, .noSuchObject, .locked].contains(error.kind) else { throw error }
-            logger.debug("could not unlock a collection", metadata: ["collection": "\(name)", "reason": "\(error.message)"])
-            throw StorageError.locked(collection: name)
-        }
-        logger.debug("unlocked a collection with the master password", metadata: ["collection": "\(name)"])
-        directory.noteUnlocked([collection], epoch: service.owner)
+        directory.noteUnlocked(unlocked, epoch: service.owner)
         throw RetryOperation()
+    }
+
+    func isLocked(_ collection: String, _ service: ServiceHandle) throws -> Bool {
+        guard let value = try client.collectionProperty(service, path: collection, name: "Locked") else { return false }
+        defer { g_variant_unref(value) }
+        return Variant.bool(of: value) ?? false
     }
 
     static func unique(_ groups: [String]) -> [String] {

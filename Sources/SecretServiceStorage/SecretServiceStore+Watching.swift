@@ -24,7 +24,7 @@ extension SecretServiceStore: ItemWatching {
         return try ItemSignalWatcher.start(groups: groups, client: client, logger: configuration.logger) {
             () throws(StorageError) in
             try self.perform("watch") { service in
-                try self.fetch(ItemQuery(groups: groups), service).compactMap { found in
+                try self.fetch(ItemQuery(groups: groups), writing: false, service).compactMap { found in
                     ItemSignalWatcher.KnownItem(attributes: ItemAttributes.of(found.envelope.item))
                         .map { (path: found.path, item: $0) }
                 }

@@ -70,7 +70,7 @@ extension SecretServiceStore {
         for item in matched {
             let key = change.applied(to: item, at: date).primaryKey
             guard !vacated.contains(key), checked.insert(key).inserted else { continue }
-            let found = try search(ItemAttributes.matching(key), group: key.group, service)
+            let found = try search(ItemAttributes.matching(key), group: key.group, writing: true, service)
             if !found.unlocked.isEmpty || !found.locked.isEmpty { taken.insert(key) }
         }
         return taken
@@ -93,12 +93,19 @@ extension SecretServiceStore {
                 _ = try deleteItem(record.path, service)
             }
         }
+        // Moved keys are recorded in the index before their items exist, and the old keys
+        // removed only once the old items are gone (and no new item took the same key).
+        let indexed = configuration.layout.masterPassword != nil
         var created: [String] = []
         do {
             for (record, new) in moves {
                 // A new primary key moves the item to the end of its group, as in memory.
                 let keyChanged = record.envelope.item.primaryKey != new.primaryKey
                 let envelope = ItemEnvelope(item: new, sequence: keyChanged ? InsertionClock.next() : record.envelope.sequence)
+                if indexed && keyChanged {
+                    let shard = shardNumber(ofItem: record.path, group: new.group)
+                    try indexes.append([.place(ShardIndex.Key(new.primaryKey), shard: shard)], to: new.group)
+                }
                 created.append(
                     try create(envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: false, service))
             }
@@ -106,33 +113,43 @@ extension SecretServiceStore {
             for path in created { try? client.deleteItem(service, path: path) }
             throw error
         }
+        let newKeys = Set(moves.map(\.new.primaryKey))
+        var removed: [String: [ShardIndex.Record]] = [:]
         for (record, _) in moves {
             _ = try deleteItem(record.path, service)
+            let old = record.envelope.item.primaryKey
+            if indexed && !newKeys.contains(old) { removed[old.group, default: []].append(.remove(ShardIndex.Key(old))) }
         }
+        for (group, records) in removed { try indexes.append(records, to: group) }
     }
 
-    /// Deletes every item of `group` by deleting its collection: one call, after one search of
-    /// the collection to count them (per-group layout only).
+    /// Deletes every item of `group` by deleting its shard collections, one call each, after
+    /// one search to count them (per-group layout only); the group's index starts afresh.
     func deleteWholeGroup(_ group: String, _ service: ServiceHandle) throws -> Int {
         // Nothing found in a locked collection is .locked there, not "nothing deleted".
-        let paths = try searchUnlocked(ItemAttributes.matching(ItemQuery(groups: [group]), in: group), group: group, service)
-        guard let first = paths.first else { return 0 }
-        let collection = CollectionDirectory.collection(ofItem: first)
-        do {
-            try client.deleteCollection(service, path: collection)
-        } catch {
-            switch error.kind {
-            case .locked:
-                try handleLocked(collection, service)
-            case .noSuchObject:
-                directory.forget(group)
-                throw RetryOperation()
-            default:
-                throw error
+        let paths = try searchUnlocked(
+            ItemAttributes.matching(ItemQuery(groups: [group]), in: group), group: group, writing: true, service)
+        let collections = try shardCollections(of: group, service)
+        for collection in collections {
+            do {
+                try client.deleteCollection(service, path: collection)
+            } catch {
+                switch error.kind {
+                case .locked:
+                    try handleLocked(collection, service)
+                case .noSuchObject:
+                    continue
+                default:
+                    throw error
+                }
             }
         }
         directory.forget(group)
-        logger.debug("deleted the collection of an access group", metadata: ["group": "\(group)"])
+        let indexed = try indexes.current(group) != nil
+        if !collections.isEmpty || indexed {
+            try indexes.replace(group, with: ShardIndex())
+        }
+        logger.debug("deleted the collections of an access group", metadata: ["group": "\(group)", "shards": "\(collections.count)"])
         return paths.count
     }
 }

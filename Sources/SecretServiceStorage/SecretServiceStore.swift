@@ -34,6 +34,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     let client: SecretServiceClient
     let directory = CollectionDirectory()
     private let locks: GroupLocks
+    let indexes: ShardIndexFiles
     var logger: Logger { configuration.logger }
     private let reconnectCount = Atomic<Int>(0)
 
@@ -47,6 +48,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
         self.configuration = configuration
         client = SecretServiceClient(timeout: configuration.timeout, logger: configuration.logger)
         locks = GroupLocks(directory: configuration.lockDirectory, waitLimit: configuration.lockTimeout)
+        indexes = ShardIndexFiles(locks: locks)
     }
 
     // MARK: ItemStore
@@ -59,12 +61,20 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
             // Numbered under the lock, so insertion order is the order adds got the lock.
             let envelope = ItemEnvelope(item: item, sequence: InsertionClock.next())
             try perform("add") { service in
-                let found = try search(ItemAttributes.matching(item.primaryKey), group: item.group, service)
+                let found = try search(ItemAttributes.matching(item.primaryKey), group: item.group, writing: true, service)
                 if let locked = found.locked.first {
                     try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
                 }
                 guard found.unlocked.isEmpty else { throw StorageError.duplicateItem(item.primaryKey) }
-                let collection = try writableCollection(for: item.group, service)
+                var shard = 0
+                if configuration.layout.masterPassword != nil {
+                    // Recorded before the item exists: a crash leaves a record of nothing, never
+                    // an item the index cannot find.
+                    let index = try writerIndex(for: item.group, service)
+                    shard = index.shardForNewItem(capacity: configuration.shardCapacity)
+                    try indexes.append([.place(ShardIndex.Key(item.primaryKey), shard: shard)], to: item.group)
+                }
+                let collection = try writableCollection(for: item.group, shard: shard, service)
                 _ = try create(envelope, in: collection, replace: true, service)
             }
         }
@@ -75,7 +85,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     public func items(matching query: ItemQuery, limit: Int?) throws(StorageError) -> [StoredItem] {
         if let limit, limit <= 0 { return [] }
         return try perform("search") { service in
-            let items = try fetch(query, service).map(\.envelope.item)
+            let items = try fetch(query, writing: false, service).map(\.envelope.item)
             guard let limit else { return items }
             return Array(items.prefix(limit))
         }
@@ -85,7 +95,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     public func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
         try locks.withLocks(query.groups) { () throws(StorageError) -> Int in
             try perform("update") { service in
-                let fetched = try fetch(query, service)
+                let fetched = try fetch(query, writing: true, service)
                 guard !fetched.isEmpty else { return 0 }
                 let matched = fetched.map(\.envelope.item)
                 let taken = try keysTaken(by: change, from: matched, at: date, service)
@@ -107,11 +117,14 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                         deleted += try deleteWholeGroup(group, service)
                         continue
                     }
-                    let attributes = ItemAttributes.matching(query, in: group)
-                    for path in try searchUnlocked(attributes, group: group, service)
-                    where try deleteItem(path, service) {
+                    var removed: [ShardIndex.Record] = []
+                    for record in try fetch(
+                        ItemQuery(groups: [group], account: query.account, service: query.service, generic: query.generic, type: query.type),
+                        writing: true, service) where try deleteItem(record.path, service) {
                         deleted += 1
+                        removed.append(.remove(ShardIndex.Key(record.envelope.item.primaryKey)))
                     }
+                    if configuration.layout.masterPassword != nil { try indexes.append(removed, to: group) }
                 }
                 return deleted
             }
@@ -126,10 +139,8 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
         try perform("lock") { service in
             var collections = Set<String>()
             for group in Self.unique(groups) {
-                if configuration.layout.masterPassword != nil,
-                    let path = try resolveCollection(for: group, creatingWith: nil, useCache: false, service)
-                {
-                    collections.insert(path)
+                if configuration.layout.masterPassword != nil {
+                    collections.formUnion(try shardCollections(of: group, service))
                 }
                 let found = try client.searchPaths(
                     service, attributes: ItemAttributes.matching(ItemQuery(groups: [group]), in: group))
@@ -139,13 +150,19 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
         }
     }
 
-    /// The object path of `group`'s own collection in the per-group layout, looked up afresh;
-    /// nil when it does not exist or the layout has none.
+    /// The object path of `group`'s first shard in the per-group layout, looked up afresh; nil
+    /// when it does not exist or the layout has none.
     public func collectionPath(forGroup group: String) throws(StorageError) -> String? {
         guard configuration.layout.masterPassword != nil else { return nil }
         return try perform("find collection") { service in
-            try resolveCollection(for: group, creatingWith: nil, useCache: false, service)
+            try resolveCollection(Shard(group: group, number: 0), creatingWith: nil, useCache: false, service)
         }
+    }
+
+    /// The object paths of every shard of `group` in the per-group layout (empty in the others).
+    public func collectionPaths(forGroup group: String) throws(StorageError) -> [String] {
+        guard configuration.layout.masterPassword != nil else { return [] }
+        return try perform("find collections") { service in try shardCollections(of: group, service) }
     }
 
     // MARK: Operation runner
@@ -258,11 +275,11 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// Every item matching `query`: one path search per group, then ONE GetSecrets. Ordered like
     /// InMemoryStore: each group in insertion order, groups in query order, and across several
     /// groups by creation date (a stable sort keeps the rest).
-    func fetch(_ query: ItemQuery, _ service: ServiceHandle) throws -> [Fetched] {
+    func fetch(_ query: ItemQuery, writing: Bool, _ service: ServiceHandle) throws -> [Fetched] {
         let groups = Self.unique(query.groups)
         var pathsByGroup: [[String]] = []
         for group in groups {
-            pathsByGroup.append(try searchUnlocked(ItemAttributes.matching(query, in: group), group: group, service))
+            pathsByGroup.append(try searchUnlocked(ItemAttributes.matching(query, in: group), group: group, writing: writing, service))
         }
         let allPaths = pathsByGroup.flatMap { $0 }
         guard !allPaths.isEmpty else { return [] }
@@ -279,9 +296,8 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
         // gnome-keyring leaves out the secrets of locked items: a path missing from the answer
         // was deleted meanwhile (skipped below), or sits in a locked collection.
         let missing = Set(allPaths.filter { secrets[$0] == nil }.map(CollectionDirectory.collection(ofItem:)))
-        for collection in missing.sorted() where try isLocked(collection, service) {
-            try handleLocked(collection, service)
-        }
+        let locked = try missing.sorted().filter { try isLocked($0, service) }
+        if !locked.isEmpty { try handleLocked(locked, service) }
         directory.noteUnlocked(Set(secrets.keys.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
         let decoder = JSONDecoder()
         var result: [Fetched] = []
@@ -315,43 +331,59 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
         return result
     }
 
-    /// The items of `group` matching `attributes`. In the per-group layout only the group's own
-    /// collection is searched: gnome-keyring's service-wide search walks every item of every
-    /// collection, so each call would cost what ALL groups hold, not what this one holds. That
-    /// search cannot tell locked items apart; a locked collection shows when their secrets are
-    /// read or written, or (nothing found) through its `Locked` property.
-    func search(_ attributes: [String: String], group: String, _ service: ServiceHandle) throws
-        -> SecretServiceClient.SearchResult
-    {
-        guard configuration.layout.masterPassword != nil else { return try client.searchPaths(service, attributes: attributes) }
-        guard let collection = try resolveCollection(for: group, creatingWith: nil, useCache: true, service) else {
-            return SecretServiceClient.SearchResult(unlocked: [], locked: [])
+    /// The items of `group` matching `attributes`. In the per-group layout only the group's
+    /// shards that may hold them are searched, each on its own: gnome-keyring's service-wide
+    /// search walks every item of every collection, so each call would cost what ALL groups
+    /// hold. A search of one collection cannot tell locked items apart; a locked collection
+    /// shows when their secrets are read or written, or (nothing found) through its `Locked`
+    /// property. `searched` receives the collections searched (nil: the whole service).
+    func search(
+        _ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle
+    ) throws -> SecretServiceClient.SearchResult {
+        try searchShards(attributes, group: group, writing: writing, service).found
+    }
+
+    /// ``search(_:group:writing:_:)`` with the collections searched one by one (nil: one search
+    /// of the whole service).
+    func searchShards(
+        _ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle
+    ) throws -> (found: SecretServiceClient.SearchResult, searched: [String]?) {
+        guard let collections = try collectionsToSearch(attributes, group: group, writing: writing, service) else {
+            let found = try client.searchPaths(service, attributes: attributes)
+            guard configuration.layout.masterPassword != nil else { return (found, nil) }
+            // A group-wide search over many shards: keep what lies in the group's shards.
+            let isShard = { (path: String) in
+                CollectionDirectory.shardNumber(of: CollectionDirectory.collection(ofItem: path), group: group) != nil
+            }
+            return (SecretServiceClient.SearchResult(unlocked: found.unlocked.filter(isShard), locked: found.locked.filter(isShard)), nil)
         }
-        do {
-            return SecretServiceClient.SearchResult(
-                unlocked: try client.searchPaths(service, collection: collection, attributes: attributes), locked: [])
-        } catch {
-            guard error.kind == .noSuchObject else { throw error }
-            // Another process deleted the group's collection since we found it.
-            directory.forget(group)
-            throw RetryOperation()
+        var unlocked: [String] = []
+        for collection in collections {
+            do {
+                unlocked += try client.searchPaths(service, collection: collection, attributes: attributes)
+            } catch {
+                guard error.kind == .noSuchObject else { throw error }
+                // Another process deleted the group's collections since we found them.
+                directory.forget(group)
+                throw RetryOperation()
+            }
         }
+        return (SecretServiceClient.SearchResult(unlocked: unlocked, locked: []), collections)
     }
 
     /// The unlocked items matching `attributes`. Locked matches, or an empty result while the
     /// group's collection is locked (which hides items from some services), go through
     /// ``handleLocked(_:_:)``: never an empty answer for a locked collection.
-    func searchUnlocked(_ attributes: [String: String], group: String, _ service: ServiceHandle) throws -> [String] {
-        let found = try search(attributes, group: group, service)
-        if let locked = found.locked.first {
-            try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
+    func searchUnlocked(_ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle) throws -> [String] {
+        let (found, searched) = try searchShards(attributes, group: group, writing: writing, service)
+        if !found.locked.isEmpty {
+            try handleLocked(found.locked.map(CollectionDirectory.collection(ofItem:)), service)
         }
         if found.unlocked.isEmpty {
-            // One extra call, only when nothing was found.
-            let collection = relevantCollection(for: group)
-            if try isLocked(collection, service) {
-                try handleLocked(collection, service)
-            }
+            // One extra call per collection searched, only when nothing was found.
+            let collections = searched.map { $0.isEmpty ? [relevantCollection(for: group)] : $0 } ?? [relevantCollection(for: group)]
+            let locked = try collections.filter { try isLocked($0, service) }
+            if !locked.isEmpty { try handleLocked(locked, service) }
             return []
         }
         if configuration.layout.masterPassword == nil {
@@ -359,11 +391,5 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
             directory.noteUnlocked(Set(found.unlocked.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
         }
         return found.unlocked
-    }
-
-    private func isLocked(_ collection: String, _ service: ServiceHandle) throws -> Bool {
-        guard let value = try client.collectionProperty(service, path: collection, name: "Locked") else { return false }
-        defer { g_variant_unref(value) }
-        return Variant.bool(of: value) ?? false
     }
 }

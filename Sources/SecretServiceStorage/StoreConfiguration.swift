@@ -18,6 +18,10 @@ extension SecretServiceStore {
         public var timeout: Double
         /// The limit for waiting on another holder of a group lock, in seconds.
         public var lockTimeout: Double
+        /// The most items a shard (collection) of a group takes in the per-group layout before
+        /// new items go to a new shard: each write rewrites its whole collection file, so this
+        /// bounds a write's cost whatever the size of the group.
+        public var shardCapacity: Int = 32
         /// Receives debug messages (reconnects, unlocks, collections made); never secrets.
         public var logger: Logger
         /// Called when the Secret Service has gone from the bus (its daemon was killed), before

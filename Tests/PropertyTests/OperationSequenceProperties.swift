@@ -116,7 +116,7 @@ struct OperationSequenceProperties {
     static let sequences = Gen.uint64(in: 0...UInt64.max).array(of: 1...30).map { $0.map(Operation.init) }
 
     @Test("every backend gives the model's statuses, results and final contents", arguments: [
-        (TestBackend.memory, 300), (TestBackend.secretServicePerGroup, 60), (TestBackend.secretService, 30),
+        (TestBackend.memory, 300), (TestBackend.secretServicePerGroup, 60), (TestBackend.secretServiceSmallShards, 60), (TestBackend.secretService, 30),
     ])
     func backendsMatchTheModel(_ backend: TestBackend, cases: Int) throws {
         let subjectStore = try backend.makeStore()
