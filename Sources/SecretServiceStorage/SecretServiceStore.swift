@@ -380,8 +380,11 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
             try handleLocked(found.locked.map(CollectionDirectory.collection(ofItem:)), service)
         }
         if found.unlocked.isEmpty {
+            // A writer whose index names no shard: nothing is there to change, and a write that
+            // follows meets the lock itself. (A reader still learns of the lock: never [].)
+            if writing, searched?.isEmpty == true, configuration.layout.masterPassword != nil { return [] }
             // One extra call per collection searched, only when nothing was found.
-            let collections = searched.map { $0.isEmpty ? [relevantCollection(for: group)] : $0 } ?? [relevantCollection(for: group)]
+            let collections = searched.flatMap { $0.isEmpty ? nil : $0 } ?? [relevantCollection(for: group)]
             let locked = try collections.filter { try isLocked($0, service) }
             if !locked.isEmpty { try handleLocked(locked, service) }
             return []

@@ -190,20 +190,22 @@ final class ShardIndexFiles: Sendable {
         else {
             throw .backend(domain: "shared-keychain.index", code: 0, message: "the shard index \(path) has no valid header")
         }
-        var state = loaded.withLock { $0[group] } ?? Loaded(header: header, offset: newline + 1, index: ShardIndex())
-        if state.header != header {
-            state = Loaded(header: header, offset: newline + 1, index: ShardIndex())
-        }
-        let tail = try Self.readBytes(descriptor, from: state.offset, limit: nil)
-        if let end = tail.lastIndex(of: UInt8(ascii: "\n")) {
-            for line in String(decoding: tail[...end], as: UTF8.self).split(separator: "\n") {
-                if let record = ShardIndex.Record(line: line) { state.index.apply(record) }
+        // Refreshed in place under the mutex: a copy taken out would copy every table.
+        return try loaded.withLock { (table) throws(StorageError) -> ShardIndex in
+            var state = table.removeValue(forKey: group) ?? Loaded(header: header, offset: newline + 1, index: ShardIndex())
+            if state.header != header {
+                state = Loaded(header: header, offset: newline + 1, index: ShardIndex())
             }
-            state.offset += end + 1
+            defer { table[group] = state }
+            let tail = try Self.readBytes(descriptor, from: state.offset, limit: nil)
+            if let end = tail.lastIndex(of: UInt8(ascii: "\n")) {
+                for line in String(decoding: tail[...end], as: UTF8.self).split(separator: "\n") {
+                    if let record = ShardIndex.Record(line: line) { state.index.apply(record) }
+                }
+                state.offset += end + 1
+            }
+            return state.index
         }
-        let result = state
-        loaded.withLock { $0[group] = result }
-        return result.index
     }
 
     /// Appends `records` (the caller holds the group's lock). A line torn by a crash is closed

@@ -221,6 +221,34 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: 4b. Sign-in of a new user with 10 and with 1,000 accounts already in the group (P7),
+    // and the cost curve of one write against the items already in the group
+
+    for accounts in [10, smoke ? 50 : 1000] {
+        Benchmark(
+            "persistent token signin accounts=\(accounts)",
+            configuration: configuration(iterations: 200, seconds: 10, warmup: 3),
+            closure: { (benchmark, fixture: TokenFixture) throws in
+                fixture.next += 1
+                _ = try fixture.cache.signIn(username: "new\(fixture.next)@contoso.com", tenant: "contoso.com")
+            },
+            setup: { try TokenFixture(.persistent, accounts: accounts) }, teardown: teardown(.persistent))
+    }
+
+    for size in smoke ? [10, 100] : [10, 100, 1000, 5000] {
+        Benchmark(
+            "persistent write group=\(size)",
+            configuration: configuration(iterations: 100, seconds: 4, warmup: 3),
+            closure: { (benchmark, fixture: Fixture) throws in
+                let index = size + fixture.next
+                fixture.next += 1
+                try fixture.target.add(index, group: Names.group)
+                benchmark.stopMeasurement()
+                try fixture.target.delete(index)
+            },
+            setup: { try filled(.persistent, size) }, teardown: teardown(.persistent))
+    }
+
     // MARK: 5. Concurrent apps: read=60, write=30, list=10, a fixed operation count per run
 
     for backend in [Backend.memory, .persistent] {
@@ -317,8 +345,15 @@ final class TokenFixture: @unchecked Sendable {
     let cache: TokenCache
     let username = "user0@contoso.com"
     let users: Int
+    /// For benchmarks that sign in new users.
+    var next = 0
 
-    init(_ backend: Backend, items: Int) throws {
+    /// `accounts` users signed in.
+    convenience init(_ backend: Backend, accounts: Int) throws {
+        try self.init(backend, items: 0, accounts: accounts)
+    }
+
+    init(_ backend: Backend, items: Int, accounts: Int = 0) throws {
         let team = try TeamIdentifier(Names.team)
         let app = try AppIdentity(
             bundleID: "com.contoso.mail", teamID: team,
@@ -328,7 +363,7 @@ final class TokenFixture: @unchecked Sendable {
             keychain: keychain,
             configuration: TokenCacheConfiguration(clientID: "d3590ed6-52b3-4102-aeff-aad2292ab01c", familyID: "1"))
         var users = 0
-        while try keychain.copyAll(.all(in: cache.accessGroup)).count < items {
+        while try users < accounts || keychain.copyAll(.all(in: cache.accessGroup)).count < items {
             _ = try cache.signIn(username: "user\(users)@contoso.com", tenant: "contoso.com")
             users += 1
         }
