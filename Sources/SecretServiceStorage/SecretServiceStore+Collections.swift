@@ -24,11 +24,19 @@ extension SecretServiceStore {
         return path
     }
 
-    /// The collections to search for `attributes` in `group`; nil means one service-wide search
-    /// (layouts without shards, or a group-wide query over many shards). `writing`: the caller
-    /// holds the group's lock, and a missing index is rebuilt from the keyring first.
-    func collectionsToSearch(_ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle) throws
-        -> [String]?
+    /// Where to look for `attributes` in `group`: the shards that may hold them, searched one
+    /// by one, or (`serviceWide`, a group-wide query over many shards) one search of the whole
+    /// service, kept to `collections`, the group's shards.
+    struct SearchPlan {
+        var collections: [String]
+        var serviceWide: Bool
+    }
+
+    /// The plan for `attributes` in `group`; nil for layouts without shards (one service-wide
+    /// search). `writing`: the caller holds the group's lock, and a missing index is rebuilt
+    /// from the keyring first.
+    func searchPlan(_ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle) throws
+        -> SearchPlan?
     {
         guard configuration.layout.masterPassword != nil else { return nil }
         let shards: [Int]
@@ -38,14 +46,25 @@ extension SecretServiceStore {
             // Not indexed yet (written before shards existed): every shard it has.
             shards = try discoverShards(of: group, service).map(\.number)
         }
-        guard shards.count <= Self.shardSearchLimit else { return nil }
         var paths: [String] = []
         for shard in shards {
             if let path = try resolveCollection(Shard(group: group, number: shard), creatingWith: nil, useCache: true, service) {
                 paths.append(path)
             }
         }
-        return paths
+        return SearchPlan(collections: paths, serviceWide: paths.count > Self.shardSearchLimit)
+    }
+
+    /// Unlocks, once per run of the daemon, the collections this store has not seen unlocked
+    /// yet. gnome-keyring's searches leave out the items of a collection that has been locked
+    /// since the daemon loaded it (they are not even listed as locked), so a search must not
+    /// meet one; a collection locked later still lists its items, and shows as `.locked`.
+    func ensureUnlocked(_ collections: [String], _ service: ServiceHandle) throws {
+        let unseen = collections.filter { !directory.wasUnlocked($0, epoch: service.owner) }
+        guard !unseen.isEmpty else { return }
+        let locked = try unseen.filter { try isLocked($0, service) }
+        if !locked.isEmpty { try handleLocked(locked, service) }
+        directory.noteUnlocked(unseen, epoch: service.owner)
     }
 
     /// The group's shard index, as a writer (holding the group's lock) sees it: rebuilt from the
@@ -84,15 +103,11 @@ extension SecretServiceStore {
         return shards.sorted().map { Shard(group: group, number: $0) }
     }
 
-    /// Every existing shard collection of `group`: from the keyring and from the index.
+    /// Every shard collection of `group` that exists in the keyring (one call).
     func shardCollections(of group: String, _ service: ServiceHandle) throws -> [String] {
-        var numbers = Set(try discoverShards(of: group, service).map(\.number))
-        if let index = try indexes.current(group) { numbers.formUnion(index.sizes.keys) }
         var paths: [String] = []
-        for number in numbers.sorted() {
-            if let path = try resolveCollection(Shard(group: group, number: number), creatingWith: nil, useCache: true, service) {
-                paths.append(path)
-            }
+        for shard in try discoverShards(of: group, service) {
+            if let path = try resolveCollection(shard, creatingWith: nil, useCache: true, service) { paths.append(path) }
         }
         return paths
     }
@@ -120,6 +135,9 @@ extension SecretServiceStore {
         if useCache, let cached = directory.cachedPath(for: shard) { return cached }
         let label = CollectionDirectory.label(for: shard.group, shard: shard.number)
         let expected = CollectionDirectory.expectedPath(forLabel: label)
+        // Shards after the first are only ever made at their expected path (see below): to
+        // read one, no need to ask; one that is gone searches as empty.
+        if shard.number > 0 && master == nil && useCache { return expected }
         var candidates = [expected]
         if try collectionLabel(expected, service) != label {
             candidates = shard.number == 0

@@ -348,27 +348,27 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     func searchShards(
         _ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle
     ) throws -> (found: SecretServiceClient.SearchResult, searched: [String]?) {
-        guard let collections = try collectionsToSearch(attributes, group: group, writing: writing, service) else {
+        guard let plan = try searchPlan(attributes, group: group, writing: writing, service) else {
+            return (try client.searchPaths(service, attributes: attributes), nil)
+        }
+        try ensureUnlocked(plan.collections, service)
+        if plan.serviceWide {
             let found = try client.searchPaths(service, attributes: attributes)
-            guard configuration.layout.masterPassword != nil else { return (found, nil) }
-            // A group-wide search over many shards: keep what lies in the group's shards.
-            let isShard = { (path: String) in
-                CollectionDirectory.shardNumber(of: CollectionDirectory.collection(ofItem: path), group: group) != nil
-            }
-            return (SecretServiceClient.SearchResult(unlocked: found.unlocked.filter(isShard), locked: found.locked.filter(isShard)), nil)
+            let shards = Set(plan.collections)
+            let inShard = { (path: String) in shards.contains(CollectionDirectory.collection(ofItem: path)) }
+            return (SecretServiceClient.SearchResult(unlocked: found.unlocked.filter(inShard), locked: found.locked.filter(inShard)), nil)
         }
         var unlocked: [String] = []
-        for collection in collections {
+        for collection in plan.collections {
             do {
                 unlocked += try client.searchPaths(service, collection: collection, attributes: attributes)
             } catch {
                 guard error.kind == .noSuchObject else { throw error }
-                // Another process deleted the group's collections since we found them.
+                // Deleted by another process's wipe since we found it: nothing there now.
                 directory.forget(group)
-                throw RetryOperation()
             }
         }
-        return (SecretServiceClient.SearchResult(unlocked: unlocked, locked: []), collections)
+        return (SecretServiceClient.SearchResult(unlocked: unlocked, locked: []), plan.collections)
     }
 
     /// The unlocked items matching `attributes`. Locked matches, or an empty result while the

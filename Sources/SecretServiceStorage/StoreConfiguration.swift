@@ -21,7 +21,7 @@ extension SecretServiceStore {
         /// The most items a shard (collection) of a group takes in the per-group layout before
         /// new items go to a new shard: each write rewrites its whole collection file, so this
         /// bounds a write's cost whatever the size of the group.
-        public var shardCapacity: Int = 32
+        public var shardCapacity: Int = Configuration.defaultShardCapacity
         /// Receives debug messages (reconnects, unlocks, collections made); never secrets.
         public var logger: Logger
         /// Called when the Secret Service has gone from the bus (its daemon was killed), before
@@ -44,6 +44,15 @@ extension SecretServiceStore {
             self.timeout = timeout
             self.lockTimeout = lockTimeout
             self.logger = logger
+        }
+
+        /// 64, or `SHARED_KEYCHAIN_SHARD_CAPACITY` (1-4096) for experiments: it only decides where
+        /// new items go, so processes with different values share a keyring safely.
+        public static var defaultShardCapacity: Int {
+            guard let text = ProcessInfo.processInfo.environment["SHARED_KEYCHAIN_SHARD_CAPACITY"],
+                let value = Int(text), (1...4096).contains(value)
+            else { return 64 }
+            return value
         }
 
         /// For the user's own keyring: `$XDG_RUNTIME_DIR/shared-keychain-locks`, or a per-user
