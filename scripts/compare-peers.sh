@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
-processes=(${PROCESSES:-1 4 8})
+processes=(${PROCESSES:-1 2 4 8})
 prefills=(${PREFILLS:-10 1000})
 signins=${SIGNINS:-64}
 
@@ -48,11 +48,12 @@ raw_rate=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rate"])' 
 # A new user's sign-in writes 6 items (7 for the app's very first): access, refresh, family
 # refresh and ID token, account record, sign-in state (and the app's metadata).
 writes=6
+ceiling=$(python3 -c "print(round($raw_rate / $writes, 1))")
 echo "libsecret raw store rate (default collection, 1.2 KB secrets): $raw_rate/s; a new sign-in writes $writes items:" \
-     "ceiling $(python3 -c "print(round($raw_rate / $writes, 1))") sign-ins/s"
+     "ceiling $ceiling sign-ins/s"
 echo "peer: msal-extensions $peer_version; $signins sign-ins (additions) per run, shared among the processes"
 echo
-printf '%-9s %-9s %-18s %-18s %-7s %s\n' PROCESSES ACCOUNTS "SHAREDKEYCHAIN/S" "MSAL-EXT/S" RATIO FAILURES
+printf '%-9s %-9s %-18s %-11s %-12s %-7s %s\n' PROCESSES ACCOUNTS "SHAREDKEYCHAIN/S" "OF CEILING" "MSAL-EXT/S" RATIO FAILURES
 for prefill in "${prefills[@]}"; do
     for count in "${processes[@]}"; do
         per_app=$((signins / count))
@@ -61,9 +62,10 @@ for prefill in "${prefills[@]}"; do
         mkdir -p "$work/peer-$prefill-$count"
         theirs=$(peer run --processes "$count" --additions "$signins" --prefill "$prefill" --work "$work/peer-$prefill-$count" \
             2>"$work/peer-stderr")
-        python3 - "$count" "$prefill" "$ours" "$theirs" <<'PY'
+        python3 - "$count" "$prefill" "$ours" "$theirs" "$ceiling" <<'PY'
 import json, sys
 count, prefill, ours, theirs = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+ceiling = float(sys.argv[5])
 try:
     report = json.loads(ours)
     signin = next(o for o in report["operations"] if o["operation"] == "signin")
@@ -76,7 +78,8 @@ ratio = "%.1fx" % (rate / theirs["rate"]) if theirs["rate"] else "-"
 failures = "ours %s; msal-extensions %d of %d added%s" % (
     ours_failures, theirs["added"], theirs["additions"],
     "".join(", %s %d" % item for item in sorted(theirs["failures"].items())))
-print("%-9s %-9s %-18s %-18s %-7s %s" % (count, prefill, ours_text, "%.1f" % theirs["rate"], ratio, failures))
+of_ceiling = "%.2f" % (rate / ceiling) if ceiling else "-"
+print("%-9s %-9s %-18s %-11s %-12s %-7s %s" % (count, prefill, ours_text, of_ceiling, "%.1f" % theirs["rate"], ratio, failures))
 PY
         warnings=$(grep -c "CRITICAL" "$work/peer-stderr" || true)
         [ "$warnings" -eq 0 ] || echo "          (msal-extensions' processes printed $warnings GLib CRITICAL warnings on standard error)"

@@ -46,12 +46,12 @@ extension SecretServiceStore {
             self.logger = logger
         }
 
-        /// 64, or `SHARED_KEYCHAIN_SHARD_CAPACITY` (1-4096) for experiments: it only decides where
+        /// 32, or `SHARED_KEYCHAIN_SHARD_CAPACITY` (1-4096) for experiments: it only decides where
         /// new items go, so processes with different values share a keyring safely.
         public static var defaultShardCapacity: Int {
             guard let text = ProcessInfo.processInfo.environment["SHARED_KEYCHAIN_SHARD_CAPACITY"],
                 let value = Int(text), (1...4096).contains(value)
-            else { return 64 }
+            else { return 32 }
             return value
         }
 
