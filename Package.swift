@@ -66,7 +66,7 @@ let package = Package(
         // Layer 4: the device a state directory stands for: the apps installed on it.
         .target(
             name: "Device",
-            dependencies: ["SharedKeychain", "SuiteManifest"],
+            dependencies: ["KeychainStorage", "SharedKeychain", "SuiteManifest"],
             swiftSettings: strict
         ),
         // Layer 4: load generation across simulated apps, in threads or processes.

@@ -18,7 +18,24 @@ public final class InMemoryStore: ItemStore, ItemWatching {
     /// Published under the `groups` lock, so watches see changes in the order they were made.
     private let hub = ItemEventHub()
 
-    public init() {}
+    /// The device's lock state, asked on every operation; nil: no device, nothing is locked.
+    private let deviceLock: DeviceLockProvider?
+
+    /// - Parameter deviceLock: the device whose lock protects items by their accessibility
+    ///   class: any operation that would read, change or delete an item the device protects
+    ///   now, or add one, is ``StorageError/locked(collection:)``, as the Secret Service store
+    ///   with real locked collections.
+    public init(deviceLock: DeviceLockProvider? = nil) {
+        self.deviceLock = deviceLock
+    }
+
+    /// Fails when the device protects any of `items` now.
+    private func checkAccess<S: Sequence>(_ items: S) throws(StorageError) where S.Element == StoredItem {
+        guard let state = deviceLock?() else { return }
+        for item in items where !state.allows(item.accessibility.protection) {
+            throw .deviceLocked(item.accessibility.protection)
+        }
+    }
 
     /// Watches `groups`: events are published as each add, update and delete is made, by any
     /// thread using this store. The events' time is when the change was made.
@@ -33,18 +50,28 @@ public final class InMemoryStore: ItemStore, ItemWatching {
         try groups.withLock { (groups) throws(StorageError) in
             let key = Key(account: item.account, service: item.service)
             guard groups[item.group]?[key] == nil else { throw .duplicateItem(item.primaryKey) }
+            try checkAccess([item])
             groups[item.group, default: [:]][key] = item
             if !hub.isEmpty { hub.publish([ItemEvent(.created, item, at: Date())]) }
         }
     }
 
-    public func items(matching query: ItemQuery, limit: Int?) -> [StoredItem] {
-        groups.withLock { groups in Self.matches(of: query, in: groups, limit: limit) }
+    public func items(matching query: ItemQuery, limit: Int?) throws(StorageError) -> [StoredItem] {
+        try groups.withLock { (groups) throws(StorageError) -> [StoredItem] in
+            guard deviceLock != nil else { return Self.matches(of: query, in: groups, limit: limit) }
+            // Every match counts, not only those within the limit: a protected item is never
+            // silently left out.
+            let all = Self.matches(of: query, in: groups, limit: nil)
+            try checkAccess(all)
+            guard let limit else { return all }
+            return Array(all.prefix(max(limit, 0)))
+        }
     }
 
     public func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
         try groups.withLock { (groups) throws(StorageError) -> Int in
             let matched = Self.matches(of: query, in: groups, limit: nil)
+            try checkAccess(matched)
             let plan = try UpdatePlan(matched: matched, change: change, at: date) { key in
                 groups[key.group]?[Key(account: key.account, service: key.service)] != nil
             }
@@ -70,8 +97,11 @@ public final class InMemoryStore: ItemStore, ItemWatching {
         }
     }
 
-    public func delete(matching query: ItemQuery) -> Int {
-        groups.withLock { groups in
+    public func delete(matching query: ItemQuery) throws(StorageError) -> Int {
+        try groups.withLock { (groups) throws(StorageError) -> Int in
+            if deviceLock != nil {
+                for group in query.groups { try checkAccess(groups[group]?.values.filter { query.matches($0) } ?? []) }
+            }
             var deleted = 0
             // Built only while someone watches.
             let watched = !hub.isEmpty

@@ -8,6 +8,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case versionConflict(PrimaryKey, expected: UInt64, found: UInt64)
     /// The collection holding the items is locked; the caller cannot be prompted.
     case locked(collection: String)
+    /// The device's lock protects items the operation would use (their accessibility class),
+    /// or would add; nothing was changed.
+    case deviceLocked(ProtectionClass)
     /// No storage is reachable; the message says what to start or install.
     case unavailable(String)
     /// The backend did not answer in time.
@@ -28,6 +31,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             "the item with \(key) is at version \(found), not \(expected): it changed since it was read; read it again and retry"
         case .locked(let collection):
             "the keyring collection '\(collection)' is locked and no prompt is allowed; unlock it (for the private keyring: `shared-keychain keyring start`)"
+        case .deviceLocked(let protection):
+            protection == .untilFirstUnlock
+                ? "the device has not been unlocked since it booted: afterFirstUnlock items are out of reach until it is (`shared-keychain device unlock`)"
+                : "the device is locked: whenUnlocked and whenPasscodeSet items are out of reach until it is unlocked (`shared-keychain device unlock`)"
         case .unavailable(let message):
             message
         case .timedOut(let operation, let seconds):

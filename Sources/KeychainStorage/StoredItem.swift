@@ -24,6 +24,8 @@ public struct StoredItem: Sendable, Hashable, Codable {
     /// How many times the item was written: 1 when added, one more with every update. Not an
     /// Apple attribute: the project's compare-and-swap (``ItemChange/ifVersion``) rests on it.
     public var version: UInt64
+    /// `kSecAttrAccessible`: when the item can be used, by the device's lock state.
+    public var accessibility: Accessibility
 
     public init(
         group: String,
@@ -36,7 +38,8 @@ public struct StoredItem: Sendable, Hashable, Codable {
         creationDate: Date,
         modificationDate: Date,
         data: Data,
-        version: UInt64 = 1
+        version: UInt64 = 1,
+        accessibility: Accessibility = .whenUnlocked
     ) {
         self.group = group
         self.account = account
@@ -49,13 +52,15 @@ public struct StoredItem: Sendable, Hashable, Codable {
         self.modificationDate = modificationDate
         self.data = data
         self.version = version
+        self.accessibility = accessibility
     }
 
     private enum CodingKeys: String, CodingKey {
-        case group, account, service, generic, type, label, creator, creationDate, modificationDate, data, version
+        case group, account, service, generic, type, label, creator, creationDate, modificationDate, data, version, accessibility
     }
 
-    /// Decodes an item; files written before items had versions read as version 1.
+    /// Decodes an item; files written before items had versions read as version 1, before
+    /// accessibility classes as `whenUnlocked`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         group = try container.decode(String.self, forKey: .group)
@@ -69,6 +74,7 @@ public struct StoredItem: Sendable, Hashable, Codable {
         modificationDate = try container.decode(Date.self, forKey: .modificationDate)
         data = try container.decode(Data.self, forKey: .data)
         version = try container.decodeIfPresent(UInt64.self, forKey: .version) ?? 1
+        accessibility = try container.decodeIfPresent(Accessibility.self, forKey: .accessibility) ?? .whenUnlocked
     }
 
     public var primaryKey: PrimaryKey {

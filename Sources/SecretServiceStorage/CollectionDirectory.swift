@@ -1,4 +1,5 @@
 import Foundation
+import KeychainStorage
 import Synchronization
 
 /// Which collections hold each access group's shards (in the per-group layout), and which
@@ -11,7 +12,7 @@ final class CollectionDirectory: Sendable {
     /// One shard of an access group: a collection of its own.
     struct Shard: Hashable, Sendable {
         let group: String
-        let number: Int
+        let id: ShardIndex.ShardID
     }
 
     private struct State {
@@ -35,8 +36,13 @@ final class CollectionDirectory: Sendable {
     /// `[A-Za-z0-9.-]` written `_xx` (so distinct groups get distinct labels, and gnome-keyring
     /// keeps the label as its file name unchanged). A label that would pass 200 bytes (file
     /// names stop at 255) becomes `group-_sha256_<hex>`, which no escaped name can equal.
-    static func label(for group: String, shard: Int) -> String {
-        shard == 0 ? label(for: group) : label(for: group) + "~\(shard)"
+    /// `group-<group>`, then `~ck` or `~dk` for a class other than `whenUnlocked`'s, then
+    /// `~k` for shard k > 0.
+    static func label(for group: String, shard: ShardIndex.ShardID) -> String {
+        var label = label(for: group)
+        if !shard.classCode.isEmpty { label += "~" + shard.classCode }
+        if shard.number > 0 { label += "~\(shard.number)" }
+        return label
     }
 
     static func label(for group: String) -> String {
@@ -70,15 +76,40 @@ final class CollectionDirectory: Sendable {
         return path
     }
 
-    /// The shard number of `collection` if it is one of `group`'s shards by its path: the
-    /// group's own path is shard 0, that path with `_7e<k>` (`~k`) shard k.
-    static func shardNumber(of collection: String, group: String) -> Int? {
+    /// Which shard of `group` `collection` is, by its path: the group's own path is shard 0 of
+    /// `whenUnlocked`'s class, then `_7eck` or `_7edk` (`~ck`, `~dk`) for another class, then
+    /// `_7e<k>` (`~k`) for shard k. Nil for any other collection.
+    static func shardID(of collection: String, group: String) -> ShardIndex.ShardID? {
         let base = expectedPath(forLabel: label(for: group))
-        if collection == base { return 0 }
-        guard collection.hasPrefix(base + "_7e") else { return nil }
-        let digits = collection.dropFirst(base.count + 3)
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.first != "0", let shard = Int(digits), shard > 0 else { return nil }
-        return shard
+        guard collection.hasPrefix(base) else { return nil }
+        return shardID(suffix: collection.dropFirst(base.count))
+    }
+
+    /// The shard a path suffix after the group's own path names (`""`, `_7eck`, `_7e3`,
+    /// `_7edk_7e2`).
+    private static func shardID(suffix: Substring) -> ShardIndex.ShardID? {
+        var rest = suffix
+        var protection = ProtectionClass.untilUnlocked
+        if rest.hasPrefix("_7eck") { protection = .untilFirstUnlock; rest = rest.dropFirst(5) }
+        else if rest.hasPrefix("_7edk") { protection = .none; rest = rest.dropFirst(5) }
+        if rest.isEmpty { return ShardIndex.ShardID(protection, 0) }
+        guard rest.hasPrefix("_7e") else { return nil }
+        let digits = rest.dropFirst(3)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), digits.first != "0", let number = Int(digits)
+        else { return nil }
+        return ShardIndex.ShardID(protection, number)
+    }
+
+    /// The protection class of any group's shard at `collection`: group labels never hold a
+    /// literal `~` (it is escaped `_7e` in the label, `_5f7e` in the path), so a `_7eck` or
+    /// `_7edk` in the path is a class suffix. Nil for collections that are not shards.
+    static func protection(ofShard collection: String) -> ProtectionClass? {
+        let prefix = collectionPrefix + "group_2d"
+        guard collection.hasPrefix(prefix) else { return nil }
+        let element = collection.dropFirst(collectionPrefix.count)
+        if element.contains("_7eck") { return .untilFirstUnlock }
+        if element.contains("_7edk") { return .none }
+        return .untilUnlocked
     }
 
     /// The collection an item path belongs to (`.../collection/login/12` -> `.../collection/login`).

@@ -15,6 +15,8 @@ enum ItemAttributes {
     /// Decimal.
     static let type = "type"
     static let creator = "creator"
+    /// Apple's constant value (`ak`, `ck`, ...), present when not the default `whenUnlocked`.
+    static let accessible = "accessible"
 
     /// Every attribute of `item`: what it is created with, and what a replace must repeat exactly.
     static func of(_ item: StoredItem) -> [String: String] {
@@ -27,6 +29,7 @@ enum ItemAttributes {
         if let value = item.generic { attributes[generic] = value.base64EncodedString() }
         if let value = item.type { attributes[type] = String(value) }
         if let value = item.creator { attributes[creator] = value }
+        if item.accessibility != .whenUnlocked { attributes[accessible] = item.accessibility.secValue }
         return attributes
     }
 

@@ -50,6 +50,8 @@ struct ItemEnvelope: Sendable {
         var modificationTime: Double?
         var sequence: UInt64
         var version: UInt64?
+        /// Apple's constant value (`ak`, `ck`, ...); absent in records from before classes.
+        var accessible: String?
     }
 
     func encoded() throws -> Data {
@@ -67,7 +69,8 @@ struct ItemEnvelope: Sendable {
             creationTime: item.creationDate.timeIntervalSinceReferenceDate,
             modificationTime: item.modificationDate.timeIntervalSinceReferenceDate,
             sequence: sequence,
-            version: item.version)
+            version: item.version,
+            accessible: item.accessibility == .whenUnlocked ? nil : item.accessibility.secValue)
         let json = try JSONEncoder().encode(header)
         var bytes = Data(capacity: Self.magic.count + 4 + json.count + item.data.count)
         bytes.append(contentsOf: Self.magic)
@@ -102,6 +105,11 @@ struct ItemEnvelope: Sendable {
             guard let decoded = Data(base64Encoded: text) else { throw DecodingError(reason: "generic is not base64") }
             generic = decoded
         }
+        var accessibility = Accessibility.whenUnlocked
+        if let value = header.accessible {
+            guard let known = Accessibility(secValue: value) else { throw DecodingError(reason: "unknown accessibility class \(value)") }
+            accessibility = known
+        }
         let item = StoredItem(
             group: header.group,
             account: header.account,
@@ -113,7 +121,8 @@ struct ItemEnvelope: Sendable {
             creationDate: date(exact: header.creationTime, milliseconds: header.creationDate),
             modificationDate: date(exact: header.modificationTime, milliseconds: header.modificationDate),
             data: bytes.subdata(in: headerRange.upperBound ..< bytes.endIndex),
-            version: header.version ?? 1)
+            version: header.version ?? 1,
+            accessibility: accessibility)
         return ItemEnvelope(item: item, sequence: header.sequence)
     }
 

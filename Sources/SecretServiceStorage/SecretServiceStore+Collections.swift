@@ -8,6 +8,7 @@ import KeychainStorage
 /// unlock after a daemon restart.
 extension SecretServiceStore {
     typealias Shard = CollectionDirectory.Shard
+    typealias ShardID = ShardIndex.ShardID
 
     /// Above this many shards, a query naming neither account nor service searches the whole
     /// service once instead of each shard.
@@ -16,9 +17,9 @@ extension SecretServiceStore {
     // MARK: Shards of a group
 
     /// Where a new item of `group` goes, and (per-group layout) the shard it is recorded in.
-    func writableCollection(for group: String, shard: Int, _ service: ServiceHandle) throws -> String {
+    func writableCollection(for group: String, shard: ShardID, _ service: ServiceHandle) throws -> String {
         guard let master = configuration.layout.masterPassword else { return configuration.layout.sharedCollection }
-        guard let path = try resolveCollection(Shard(group: group, number: shard), creatingWith: master, useCache: true, service) else {
+        guard let path = try resolveCollection(Shard(group: group, id: shard), creatingWith: master, useCache: true, service) else {
             throw GLibFailure(call: "CreateWithMasterPassword", message: "no collection for access group '\(group)'")
         }
         return path
@@ -39,16 +40,20 @@ extension SecretServiceStore {
         -> SearchPlan?
     {
         guard configuration.layout.masterPassword != nil else { return nil }
-        let shards: [Int]
+        let shards: [ShardID]
         if let index = writing ? try writerIndex(for: group, service) : try indexes.current(group) {
             shards = index.candidateShards(account: attributes[ItemAttributes.account], service: attributes[ItemAttributes.service])
         } else {
             // Not indexed yet (written before shards existed): every shard it has.
-            shards = try discoverShards(of: group, service).map(\.number)
+            shards = try discoverShards(of: group, service).map(\.id)
+        }
+        // A shard the device protects now may hold a match: the answer would be incomplete.
+        if let state = configuration.deviceLock?(), let protected = shards.first(where: { !state.allows($0.protection) }) {
+            throw StorageError.deviceLocked(protected.protection)
         }
         var paths: [String] = []
         for shard in shards {
-            if let path = try resolveCollection(Shard(group: group, number: shard), creatingWith: nil, useCache: true, service) {
+            if let path = try resolveCollection(Shard(group: group, id: shard), creatingWith: nil, useCache: true, service) {
                 paths.append(path)
             }
         }
@@ -73,7 +78,7 @@ extension SecretServiceStore {
         if let index = try indexes.current(group) { return index }
         var index = ShardIndex()
         for shard in try discoverShards(of: group, service) {
-            index.noteShard(shard.number)
+            index.noteShard(shard.id)
             guard let path = try resolveCollection(shard, creatingWith: nil, useCache: true, service) else { continue }
             let paths = try client.searchPaths(
                 service, collection: path, attributes: ItemAttributes.matching(ItemQuery(groups: [group]), in: group))
@@ -82,7 +87,7 @@ extension SecretServiceStore {
             if secrets.count < paths.count, try isLocked(path, service) { try handleLocked([path], service) }
             for bytes in secrets.values {
                 guard let envelope = try? ItemEnvelope.decode(bytes, using: JSONDecoder()) else { continue }
-                index.place(ShardIndex.Key(account: envelope.item.account, service: envelope.item.service), in: shard.number)
+                index.place(ShardIndex.Key(account: envelope.item.account, service: envelope.item.service), in: shard.id)
             }
         }
         try indexes.replace(group, with: index)
@@ -92,15 +97,16 @@ extension SecretServiceStore {
 
     /// The group's shards that exist in the keyring, by their paths (one call).
     func discoverShards(of group: String, _ service: ServiceHandle) throws -> [Shard] {
-        var shards = Set<Int>()
+        var shards = Set<ShardID>()
         for path in try client.collectionPaths(service) {
-            if let number = CollectionDirectory.shardNumber(of: path, group: group) { shards.insert(number) }
+            if let id = CollectionDirectory.shardID(of: path, group: group) { shards.insert(id) }
         }
         // Shard 0 may sit at a `_N` sibling path (its name was taken when it was made).
-        if !shards.contains(0), try resolveCollection(Shard(group: group, number: 0), creatingWith: nil, useCache: true, service) != nil {
-            shards.insert(0)
+        let first = ShardID(.untilUnlocked, 0)
+        if !shards.contains(first), try resolveCollection(Shard(group: group, id: first), creatingWith: nil, useCache: true, service) != nil {
+            shards.insert(first)
         }
-        return shards.sorted().map { Shard(group: group, number: $0) }
+        return shards.sorted().map { Shard(group: group, id: $0) }
     }
 
     /// Every shard collection of `group` that exists in the keyring (one call).
@@ -112,17 +118,17 @@ extension SecretServiceStore {
         return paths
     }
 
-    /// The shard number of an item of `group` at `path`.
-    func shardNumber(ofItem path: String, group: String) -> Int {
+    /// The shard of an item of `group` at `path`.
+    func shardID(ofItem path: String, group: String) -> ShardID {
         // Not a shard path: shard 0 at a `_N` sibling path.
-        CollectionDirectory.shardNumber(of: CollectionDirectory.collection(ofItem: path), group: group) ?? 0
+        CollectionDirectory.shardID(of: CollectionDirectory.collection(ofItem: path), group: group) ?? ShardID(.untilUnlocked, 0)
     }
 
     /// The collection whose lock decides whether `group`'s items can be seen when a search
     /// found nothing: shard 0 (per-group layout), else the shared collection.
     func relevantCollection(for group: String) -> String {
         guard configuration.layout.masterPassword != nil else { return configuration.layout.sharedCollection }
-        return directory.cachedPath(for: Shard(group: group, number: 0))
+        return directory.cachedPath(for: Shard(group: group, id: ShardID(.untilUnlocked, 0)))
             ?? CollectionDirectory.expectedPath(forLabel: CollectionDirectory.label(for: group))
     }
 
@@ -133,14 +139,15 @@ extension SecretServiceStore {
         _ shard: Shard, creatingWith master: String?, useCache: Bool, _ service: ServiceHandle
     ) throws -> String? {
         if useCache, let cached = directory.cachedPath(for: shard) { return cached }
-        let label = CollectionDirectory.label(for: shard.group, shard: shard.number)
+        let label = CollectionDirectory.label(for: shard.group, shard: shard.id)
         let expected = CollectionDirectory.expectedPath(forLabel: label)
-        // Shards after the first are only ever made at their expected path (see below): to
-        // read one, no need to ask; one that is gone searches as empty.
-        if shard.number > 0 && master == nil && useCache { return expected }
+        let isFirst = shard.id == ShardID(.untilUnlocked, 0)
+        // Other shards are only ever made at their expected path (see below): to read one, no
+        // need to ask; one that is gone searches as empty.
+        if !isFirst && master == nil && useCache { return expected }
         var candidates = [expected]
         if try collectionLabel(expected, service) != label {
-            candidates = shard.number == 0
+            candidates = isFirst
                 ? try client.collectionPaths(service).filter { $0.hasPrefix(expected + "_5f") }.sorted() : []
         }
         for path in candidates where try collectionLabel(path, service) == label {
@@ -149,16 +156,16 @@ extension SecretServiceStore {
         }
         guard let master else { return nil }
         let created = try client.createCollection(service, label: label, masterPassword: master)
-        if shard.number > 0 && created != expected {
+        if !isFirst && created != expected {
             // Other processes find shards by path: one elsewhere would be invisible to them.
             try? client.deleteCollection(service, path: created)
             throw GLibFailure(
                 call: "CreateWithMasterPassword",
-                message: "gnome-keyring put shard \(shard.number) of access group '\(shard.group)' at \(created), not \(expected): remove the stray keyring file of that name")
+                message: "gnome-keyring put shard \(shard.id) of access group '\(shard.group)' at \(created), not \(expected): remove the stray keyring file of that name")
         }
         logger.debug(
             "created a collection of an access group",
-            metadata: ["group": "\(shard.group)", "shard": "\(shard.number)", "path": "\(created)"])
+            metadata: ["group": "\(shard.group)", "shard": "\(shard.id)", "path": "\(created)"])
         directory.remember(created, for: shard)
         directory.noteUnlocked([created], epoch: service.owner)
         return created
@@ -188,7 +195,12 @@ extension SecretServiceStore {
                 collection = target
             }
             let name = CollectionDirectory.displayName(of: collection)
-            if directory.wasUnlocked(collection, epoch: service.owner) {
+            // With a device, its lock decides: a class it protects stays locked, any other is
+            // unlocked whoever locked it (a device lock since lifted, a daemon restart).
+            let device = configuration.layout.masterPassword != nil ? configuration.deviceLock?() : nil
+            let protection = CollectionDirectory.protection(ofShard: collection)
+            if let device, let protection, !device.allows(protection) { throw StorageError.deviceLocked(protection) }
+            if device == nil || protection == nil, directory.wasUnlocked(collection, epoch: service.owner) {
                 if try client.nameOwner(service) != service.owner {
                     throw GLibFailure(call: "GetNameOwner", message: "the Secret Service restarted", kind: .staleSession)
                 }

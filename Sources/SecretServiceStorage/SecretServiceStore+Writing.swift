@@ -103,7 +103,7 @@ extension SecretServiceStore {
                 let keyChanged = record.envelope.item.primaryKey != new.primaryKey
                 let envelope = ItemEnvelope(item: new, sequence: keyChanged ? InsertionClock.next() : record.envelope.sequence)
                 if indexed && keyChanged {
-                    let shard = shardNumber(ofItem: record.path, group: new.group)
+                    let shard = shardID(ofItem: record.path, group: new.group)
                     try indexes.append([.place(ShardIndex.Key(new.primaryKey), shard: shard)], to: new.group)
                 }
                 created.append(

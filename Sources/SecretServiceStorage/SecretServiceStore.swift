@@ -66,12 +66,16 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                     try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
                 }
                 guard found.unlocked.isEmpty else { throw StorageError.duplicateItem(item.primaryKey) }
-                var shard = 0
+                var shard = ShardID(.untilUnlocked, 0)
                 if configuration.layout.masterPassword != nil {
+                    let protection = item.accessibility.protection
+                    if let state = configuration.deviceLock?(), !state.allows(protection) {
+                        throw StorageError.deviceLocked(protection)
+                    }
                     // Recorded before the item exists: a crash leaves a record of nothing, never
                     // an item the index cannot find.
                     let index = try writerIndex(for: item.group, service)
-                    shard = index.shardForNewItem(capacity: configuration.shardCapacity)
+                    shard = index.shardForNewItem(capacity: configuration.shardCapacity, protection: protection)
                     try indexes.append([.place(ShardIndex.Key(item.primaryKey), shard: shard)], to: item.group)
                 }
                 let collection = try writableCollection(for: item.group, shard: shard, service)
@@ -150,12 +154,30 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
         }
     }
 
+    /// Locks, in gnome-keyring, every shard of every group that holds items of `classes`
+    /// (per-group layout): what a device lock does, so that no client, `secret-tool`
+    /// included, can read those items until a store the device allows unlocks them again.
+    /// `groups` limits it to those groups' shards (nil: every group). Returns how many
+    /// collections it locked.
+    @discardableResult
+    public func lockShards(of classes: Set<ProtectionClass>, groups: [String]? = nil) throws(StorageError) -> Int {
+        guard configuration.layout.masterPassword != nil, !classes.isEmpty else { return 0 }
+        return try perform("lock") { service in
+            let shards = try client.collectionPaths(service).filter { path in
+                guard let protection = CollectionDirectory.protection(ofShard: path), classes.contains(protection) else { return false }
+                return groups.map { $0.contains { CollectionDirectory.shardID(of: path, group: $0) != nil } } ?? true
+            }
+            try client.lock(service, paths: shards.sorted())
+            return shards.count
+        }
+    }
+
     /// The object path of `group`'s first shard in the per-group layout, looked up afresh; nil
     /// when it does not exist or the layout has none.
     public func collectionPath(forGroup group: String) throws(StorageError) -> String? {
         guard configuration.layout.masterPassword != nil else { return nil }
         return try perform("find collection") { service in
-            try resolveCollection(Shard(group: group, number: 0), creatingWith: nil, useCache: false, service)
+            try resolveCollection(Shard(group: group, id: ShardID(.untilUnlocked, 0)), creatingWith: nil, useCache: false, service)
         }
     }
 

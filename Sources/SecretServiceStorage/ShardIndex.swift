@@ -18,10 +18,49 @@ import Synchronization
 /// lock; readers read without it. A wipe replaces the file (a new header), which readers notice.
 ///
 /// Format (text, one record per line): a header `shared-keychain shard index 1 <generation>`,
-/// then `+ <shard> <account hash> <service hash>` for an item placed and `- <account hash>
+/// then `+ <shard> <account hash> <service hash>` for an item placed (the shard is its number,
+/// prefixed `ck` or `dk` for the `afterFirstUnlock` and `always` classes) and `- <account hash>
 /// <service hash>` for one removed. Hashes are the first 64 bits of SHA-256, in hex; two keys
 /// would have to collide in both to be confused.
 struct ShardIndex: Sendable, Equatable {
+    /// One shard of a group: its protection class (each class has shards of its own, which
+    /// the device's lock locks in gnome-keyring) and its number within the class.
+    struct ShardID: Hashable, Sendable, Comparable, CustomStringConvertible {
+        var protection: ProtectionClass
+        var number: Int
+
+        init(_ protection: ProtectionClass = .untilUnlocked, _ number: Int) {
+            self.protection = protection
+            self.number = number
+        }
+
+        /// The class's code in labels and index records: none for `untilUnlocked` (shards of
+        /// earlier versions), `ck` and `dk` after Apple's constants for the others.
+        var classCode: String {
+            switch protection {
+            case .untilUnlocked: ""
+            case .untilFirstUnlock: "ck"
+            case .none: "dk"
+            }
+        }
+
+        /// `3`, `ck0`, `dk2`: as index records write it.
+        var description: String { classCode + String(number) }
+
+        init?(_ text: Substring) {
+            var protection = ProtectionClass.untilUnlocked
+            var digits = text
+            if text.hasPrefix("ck") { protection = .untilFirstUnlock; digits = text.dropFirst(2) }
+            if text.hasPrefix("dk") { protection = .none; digits = text.dropFirst(2) }
+            guard let number = Int(digits), number >= 0 else { return nil }
+            self.init(protection, number)
+        }
+
+        static func < (lhs: ShardID, rhs: ShardID) -> Bool {
+            (lhs.classCode, lhs.number) < (rhs.classCode, rhs.number)
+        }
+    }
+
     /// An item's primary key within its group, hashed.
     struct Key: Hashable, Sendable {
         let account: UInt64
@@ -46,24 +85,27 @@ struct ShardIndex: Sendable, Equatable {
         }
     }
 
-    private(set) var shards: [Key: Int] = [:]
+    private(set) var shards: [Key: ShardID] = [:]
     /// Items per shard; a shard with none keeps a zero entry while it exists.
-    private(set) var sizes: [Int: Int] = [:]
-    private var accountShards: [UInt64: [Int: Int]] = [:]
-    private var serviceShards: [UInt64: [Int: Int]] = [:]
+    private(set) var sizes: [ShardID: Int] = [:]
+    private var accountShards: [UInt64: [ShardID: Int]] = [:]
+    private var serviceShards: [UInt64: [ShardID: Int]] = [:]
 
-    /// The newest shard: where new items go while it has room.
-    var newestShard: Int { sizes.keys.max() ?? 0 }
+    /// The newest shard of `protection`: where its new items go while it has room.
+    func newestShard(_ protection: ProtectionClass) -> ShardID {
+        ShardID(protection, sizes.keys.filter { $0.protection == protection }.map(\.number).max() ?? 0)
+    }
 
-    /// The shard a new item goes to: the newest, or the next one when the newest is full.
-    func shardForNewItem(capacity: Int) -> Int {
-        let newest = newestShard
-        return (sizes[newest] ?? 0) < capacity ? newest : newest + 1
+    /// The shard a new item of `protection` goes to: the class's newest, or the next one when
+    /// the newest is full.
+    func shardForNewItem(capacity: Int, protection: ProtectionClass = .untilUnlocked) -> ShardID {
+        let newest = newestShard(protection)
+        return (sizes[newest] ?? 0) < capacity ? newest : ShardID(protection, newest.number + 1)
     }
 
     /// The shards that may hold items with `account` and `service` (either may be nil):
     /// ascending, possibly empty.
-    func candidateShards(account: String?, service: String?) -> [Int] {
+    func candidateShards(account: String?, service: String?) -> [ShardID] {
         switch (account, service) {
         case let (account?, service?):
             return shards[Key(account: account, service: service)].map { [$0] } ?? []
@@ -77,7 +119,7 @@ struct ShardIndex: Sendable, Equatable {
     }
 
     /// Records `key` in `shard` (moving its record if it had one elsewhere).
-    mutating func place(_ key: Key, in shard: Int) {
+    mutating func place(_ key: Key, in shard: ShardID) {
         remove(key)
         shards[key] = shard
         sizes[shard, default: 0] += 1
@@ -92,7 +134,7 @@ struct ShardIndex: Sendable, Equatable {
         Self.decrement(&serviceShards, key.service, shard)
     }
 
-    private static func decrement(_ table: inout [UInt64: [Int: Int]], _ hash: UInt64, _ shard: Int) {
+    private static func decrement(_ table: inout [UInt64: [ShardID: Int]], _ hash: UInt64, _ shard: ShardID) {
         guard var counts = table[hash], let count = counts[shard] else { return }
         counts[shard] = count > 1 ? count - 1 : nil
         table[hash] = counts.isEmpty ? nil : counts
@@ -101,7 +143,7 @@ struct ShardIndex: Sendable, Equatable {
     // MARK: Records
 
     enum Record: Equatable {
-        case place(Key, shard: Int)
+        case place(Key, shard: ShardID)
         case remove(Key)
 
         var line: String {
@@ -116,7 +158,7 @@ struct ShardIndex: Sendable, Equatable {
             let fields = line.split(separator: " ")
             switch (fields.first, fields.count) {
             case ("+", 4):
-                guard let shard = Int(fields[1]), shard >= 0, let key = Self.key(fields[2], fields[3]) else { return nil }
+                guard let shard = ShardID(fields[1]), let key = Self.key(fields[2], fields[3]) else { return nil }
                 self = .place(key, shard: shard)
             case ("-", 3):
                 guard let key = Self.key(fields[1], fields[2]) else { return nil }
@@ -145,7 +187,7 @@ struct ShardIndex: Sendable, Equatable {
     }
 
     /// Notes that `shard` exists (so an empty shard still counts as the newest).
-    mutating func noteShard(_ shard: Int) {
+    mutating func noteShard(_ shard: ShardID) {
         if sizes[shard] == nil { sizes[shard] = 0 }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainStorage
 import Logging
 
 extension SecretServiceStore {
@@ -22,6 +23,11 @@ extension SecretServiceStore {
         /// new items go to a new shard: each write rewrites its whole collection file, so this
         /// bounds a write's cost whatever the size of the group.
         public var shardCapacity: Int = Configuration.defaultShardCapacity
+        /// The device whose lock protects items by their accessibility class (per-group layout):
+        /// its protected classes' shards stay locked in gnome-keyring, and operations that
+        /// would use their items are ``StorageError/locked(collection:)``. Nil: no device; a
+        /// collection is unlocked with the master password when first met.
+        public var deviceLock: DeviceLockProvider?
         /// Receives debug messages (reconnects, unlocks, collections made); never secrets.
         public var logger: Logger
         /// Called when the Secret Service has gone from the bus (its daemon was killed), before

@@ -30,7 +30,7 @@ public struct Keychain: Sendable {
         let item = KeychainItem(
             group: group, account: new.account, service: new.service, generic: new.generic, type: new.type,
             label: new.label, creator: new.creator ?? app.bundleID,
-            creationDate: date, modificationDate: date, data: new.data)
+            creationDate: date, modificationDate: date, data: new.data, accessibility: new.accessibility)
         do { try store.add(item) } catch { throw KeychainError(error) }
         return item
     }

@@ -22,7 +22,7 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
             switch error {
             case .duplicateItem: .duplicateItem
             case .versionConflict: .versionConflict
-            case .locked: .interactionNotAllowed
+            case .locked, .deviceLocked: .interactionNotAllowed
             case .unavailable: .notAvailable
             case .timedOut, .backend: .io
             case .corruptItem: .decode

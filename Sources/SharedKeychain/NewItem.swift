@@ -1,4 +1,5 @@
 import Foundation
+import KeychainStorage
 
 /// The attributes of an item to add (`SecItemAdd`'s dictionary, for the generic-password class).
 public struct NewItem: Sendable, Hashable {
@@ -12,6 +13,8 @@ public struct NewItem: Sendable, Hashable {
     /// Who created it; nil records the adding app's bundle ID.
     public var creator: String?
     public var data: Data
+    /// `kSecAttrAccessible`; Apple's default is `whenUnlocked`.
+    public var accessibility: Accessibility
 
     public init(
         account: String,
@@ -21,7 +24,8 @@ public struct NewItem: Sendable, Hashable {
         type: Int? = nil,
         label: String? = nil,
         creator: String? = nil,
-        data: Data
+        data: Data,
+        accessibility: Accessibility = .whenUnlocked
     ) {
         self.account = account
         self.service = service
@@ -31,5 +35,6 @@ public struct NewItem: Sendable, Hashable {
         self.label = label
         self.creator = creator
         self.data = data
+        self.accessibility = accessibility
     }
 }

@@ -1,14 +1,19 @@
 import ArgumentParser
 import Device
 import Foundation
+import KeychainStorage
+import SecretServiceStorage
 import SuiteManifest
 
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "The device the state directory stands for: install, list and uninstall apps.",
+        abstract: "The device the state directory stands for: its apps, and its lock.",
         discussion: "An installed app's identity (bundle ID, team, keychain groups, app groups) is fixed when it is installed, as when an iOS app is signed: commands act as it with --app alone, and refuse --team or --entitlements that declare anything else.",
-        subcommands: [DeviceInstallCommand.self, DeviceAppsCommand.self, DeviceUninstallCommand.self]
+        subcommands: [
+            DeviceInstallCommand.self, DeviceAppsCommand.self, DeviceUninstallCommand.self,
+            DeviceLockCommand.self, DeviceUnlockCommand.self, DeviceRebootCommand.self, DeviceStatusCommand.self,
+        ]
     )
 }
 
@@ -71,5 +76,105 @@ struct DeviceUninstallCommand: ReportingCommand {
         } else {
             Output.standardOutput.write("uninstalled \(bundleID); its keychain items stay\n")
         }
+    }
+}
+
+/// Prints the lock state as `device status` shows it.
+private func printLockState(_ state: DeviceLockState, _ global: GlobalOptions, action: String? = nil) {
+    if global.json {
+        Output.printJSON(DeviceStatusJSON(state))
+        return
+    }
+    if let action { Output.standardOutput.write(action + "\n") }
+    let locked = ProtectionClass.allCases.filter { !state.allows($0) }.map { class_ -> String in
+        switch class_ {
+        case .untilUnlocked: "whenUnlocked*, whenPasscodeSet*"
+        case .untilFirstUnlock: "afterFirstUnlock*"
+        case .none: "always*"
+        }
+    }
+    Output.standardOutput.write(
+        "device: \(state.locked ? "locked" : "unlocked"), \(state.unlockedSinceBoot ? "unlocked since boot" : "not unlocked since boot")\n"
+            + "items out of reach: \(locked.isEmpty ? "none" : locked.joined(separator: "; "))\n")
+}
+
+private struct DeviceStatusJSON: Encodable {
+    let locked: Bool
+    let unlockedSinceBoot: Bool
+    let inaccessibleClasses: [String]
+
+    init(_ state: DeviceLockState) {
+        locked = state.locked
+        unlockedSinceBoot = state.unlockedSinceBoot
+        inaccessibleClasses = Accessibility.allCases.filter { !state.allows($0.protection) }.map(\.rawValue)
+    }
+}
+
+/// Locks the shards of `classes` in the private keyring's daemon, when one runs.
+private func lockShards(_ classes: Set<ProtectionClass>, _ global: GlobalOptions) throws {
+    guard global.keyring == .private else { return }
+    let keyring = KeychainSession.privateKeyring(global)
+    guard keyring.status().running else { return }
+    var configuration = try keyring.storeConfiguration(timeout: global.timeout, logger: global.logger)
+    configuration.deviceLock = Device(stateDirectory: global.stateDirectoryURL).lockProvider()
+    try SecretServiceStore(configuration: configuration).lockShards(of: classes)
+}
+
+struct DeviceLockCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lock",
+        abstract: "Lock the device: whenUnlocked and whenPasscodeSet items fail with errSecInteractionNotAllowed (-25308) until `device unlock`.",
+        discussion: "On the private keyring their collections are locked in gnome-keyring itself, so no other client (secret-tool included) can read them either. afterFirstUnlock and always items stay usable.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func execute() throws {
+        let device = Device(stateDirectory: global.stateDirectoryURL)
+        var state = try device.lockState()
+        state.locked = true
+        try device.setLockState(state)
+        try lockShards(state.lockedClasses, global)
+        printLockState(state, global, action: "locked the device")
+    }
+}
+
+struct DeviceUnlockCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlock",
+        abstract: "Unlock the device (as with its passcode): every item is usable again, and afterFirstUnlock items stay so until the next reboot.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func execute() throws {
+        let device = Device(stateDirectory: global.stateDirectoryURL)
+        try device.setLockState(DeviceLockState(locked: false, unlockedSinceBoot: true))
+        printLockState(try device.lockState(), global, action: "unlocked the device")
+    }
+}
+
+struct DeviceRebootCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reboot",
+        abstract: "Reboot the device: it comes back locked and not unlocked since boot, so afterFirstUnlock items are out of reach too until `device unlock`.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func execute() throws {
+        let device = Device(stateDirectory: global.stateDirectoryURL)
+        let state = DeviceLockState(locked: true, unlockedSinceBoot: false)
+        try device.setLockState(state)
+        try lockShards(state.lockedClasses, global)
+        printLockState(state, global, action: "rebooted the device")
+    }
+}
+
+struct DeviceStatusCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show whether the device is locked, unlocked since boot, and which items are out of reach.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func execute() throws {
+        printLockState(try Device(stateDirectory: global.stateDirectoryURL).lockState(), global)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeychainStorage
 import SharedKeychain
 
 struct ItemAddCommand: ReportingCommand {
@@ -29,6 +30,12 @@ struct ItemAddCommand: ReportingCommand {
     @Option(help: "A label (kSecAttrLabel).")
     var label: String?
 
+    @Option(help: ArgumentHelp(
+        "When the item can be used (kSecAttrAccessible): whenUnlocked (default), afterFirstUnlock, always, whenPasscodeSetThisDeviceOnly, whenUnlockedThisDeviceOnly, afterFirstUnlockThisDeviceOnly or alwaysThisDeviceOnly.",
+        discussion: "While the device is locked (`device lock`), whenUnlocked* and whenPasscodeSet* items fail with errSecInteractionNotAllowed (-25308); afterFirstUnlock* items work once the device was unlocked after its last reboot.",
+        valueName: "class"))
+    var accessible: Accessibility = .whenUnlocked
+
     @OptionGroup var input: DataOptions
 
     func checkInputs() throws {
@@ -39,7 +46,7 @@ struct ItemAddCommand: ReportingCommand {
         let keychain = try KeychainSession(global).keychain(for: app.identity(global))
         let item = try keychain.add(NewItem(
             account: account, service: service, group: group, generic: generic.map { Data($0.utf8) },
-            type: type, label: label, data: input.required()))
+            type: type, label: label, data: input.required(), accessibility: accessible))
         if global.json {
             Output.printJSON(ItemJSON(item, includeData: false))
         } else {
@@ -47,3 +54,5 @@ struct ItemAddCommand: ReportingCommand {
         }
     }
 }
+
+extension Accessibility: ExpressibleByArgument {}

@@ -17,6 +17,8 @@ struct ItemJSON: Encodable {
     let modified: Date
     /// The item's write count, for `item update --if-version`.
     let version: UInt64
+    /// `kSecAttrAccessible` by Apple's name (`whenUnlocked`, `afterFirstUnlock`, ...).
+    let accessible: String
     /// The data as text when it is UTF-8; `dataBase64` always (when data is included).
     let data: String?
     let dataBase64: String?
@@ -33,6 +35,7 @@ struct ItemJSON: Encodable {
         created = item.creationDate
         modified = item.modificationDate
         version = item.version
+        accessible = item.accessibility.rawValue
         data = includeData ? String(data: item.data, encoding: .utf8) : nil
         dataBase64 = includeData ? item.data.base64EncodedString() : nil
     }

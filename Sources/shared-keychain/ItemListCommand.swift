@@ -22,10 +22,11 @@ struct ItemListCommand: ReportingCommand {
             return
         }
         let rows = items.map { item in
-            [item.group, item.account, item.service, item.type.map(String.init) ?? "-", item.creator ?? "-",
-             item.modificationDate.formatted(.iso8601)]
+            [item.group, item.account, item.service, item.type.map(String.init) ?? "-", item.accessibility.rawValue,
+             item.creator ?? "-", item.modificationDate.formatted(.iso8601)]
         }
-        Output.standardOutput.write(Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "CREATOR", "MODIFIED"], rows: rows).rendered)
+        Output.standardOutput.write(
+            Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "ACCESSIBLE", "CREATOR", "MODIFIED"], rows: rows).rendered)
         Output.standardOutput.write("\(items.count) item\(items.count == 1 ? "" : "s")\n")
     }
 }

@@ -1,3 +1,4 @@
+import Device
 import Foundation
 import KeychainStorage
 import SecretServiceStorage
@@ -8,9 +9,11 @@ struct KeychainSession {
     let store: any ItemStore
 
     init(_ global: GlobalOptions) throws {
+        // The device's lock protects items by class on the private keyring and in memory.
+        let deviceLock = Device(stateDirectory: global.stateDirectoryURL).lockProvider()
         switch global.keyring {
         case .memory:
-            store = InMemoryStore()
+            store = InMemoryStore(deviceLock: deviceLock)
         case .user:
             var configuration = SecretServiceStore.Configuration(layout: .defaultCollection, timeout: global.timeout)
             configuration.logger = global.logger
@@ -18,7 +21,9 @@ struct KeychainSession {
         case .private:
             let keyring = Self.privateKeyring(global)
             try keyring.start()
-            store = try SecretServiceStore(configuration: keyring.storeConfiguration(timeout: global.timeout, logger: global.logger))
+            var configuration = try keyring.storeConfiguration(timeout: global.timeout, logger: global.logger)
+            configuration.deviceLock = deviceLock
+            store = try SecretServiceStore(configuration: configuration)
         }
     }
 

@@ -133,4 +133,42 @@ struct DeviceOwnerOperationTests {
         let done = journal.map { "\($0["app"] as? String ?? "-") \($0["operation"] as? String ?? "-")" }
         #expect(done == ["com.contoso.mail snapshot", "com.contoso.calendar restore"])
     }
+
+    @Test func aLockedDeviceKeepsProtectedItemsOutOfReachEvenForSecretTool() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let app = ["--app", "com.contoso.locked", "--team", "ABCDE12345"]
+        let group = "ABCDE12345.com.contoso.locked"
+        #expect(try cli.run(["item", "add", "--account", "u", "--service", "s", "--data", "secret-u"] + app).status == 0)
+        #expect(try cli.run(["item", "add", "--account", "f", "--service", "s", "--data", "secret-f", "--accessible", "afterFirstUnlock"] + app).status == 0)
+        let json = try cli.run(["item", "get", "--account", "f", "--json"] + app).jsonObject()
+        #expect(json["accessible"] as? String == "afterFirstUnlock")
+        #expect(try cli.run(["device", "status", "--json"]).jsonObject()["locked"] as? Bool == false)
+
+        #expect(try cli.run(["device", "lock"]).status == 0)
+        // The lock belongs to the device: every later process sees it.
+        #expect(try cli.run(["device", "status", "--json"]).jsonObject()["locked"] as? Bool == true)
+        let locked = try cli.run(["item", "get", "--account", "u"] + app)
+        #expect(locked.status == 14)
+        #expect(locked.standardError.contains("errSecInteractionNotAllowed (-25308)"))
+        #expect(locked.standardError.contains("device unlock"))
+        #expect(try cli.run(["item", "get", "--account", "f"] + app).output == "secret-f")
+        #expect(try cli.run(["item", "add", "--account", "n", "--service", "s", "--data", "x"] + app).status == 14)
+
+        // gnome-keyring itself holds the whenUnlocked item locked.
+        let bus = try #require(try cli.run(["keyring", "status", "--json"]).jsonObject()["bus"] as? String)
+        let found = try runTool("/usr/bin/secret-tool", ["search", "--all", "access-group", group], environment: ["DBUS_SESSION_BUS_ADDRESS": bus])
+        #expect(found.output.contains("secret-f"))
+        #expect(!found.output.contains("secret-u"))
+        #expect(found.output.contains("attribute.account = u"))
+
+        #expect(try cli.run(["device", "reboot"]).status == 0)
+        let rebooted = try cli.run(["item", "get", "--account", "f"] + app)
+        #expect(rebooted.status == 14)
+        #expect(rebooted.standardError.contains("not been unlocked since it booted"))
+
+        #expect(try cli.run(["device", "unlock"]).status == 0)
+        #expect(try cli.run(["item", "get", "--account", "u"] + app).output == "secret-u")
+        #expect(try cli.run(["item", "get", "--account", "f"] + app).output == "secret-f")
+    }
 }

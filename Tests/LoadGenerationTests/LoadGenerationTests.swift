@@ -244,12 +244,12 @@ final class StallingStore: ItemStore {
     func items(matching query: ItemQuery, limit: Int?) throws(StorageError) -> [StoredItem] {
         // The stall is the behaviour under test (a slow daemon), not a wait for another thread.
         if reads.add(1, ordering: .relaxed).newValue == stallAt { Thread.sleep(forTimeInterval: stall) }
-        return base.items(matching: query, limit: limit)
+        return try base.items(matching: query, limit: limit)
     }
     func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
         try base.update(matching: query, with: change, at: date)
     }
-    func delete(matching query: ItemQuery) throws(StorageError) -> Int { base.delete(matching: query) }
+    func delete(matching query: ItemQuery) throws(StorageError) -> Int { try base.delete(matching: query) }
 }
 
 @Suite("Open loop")

@@ -144,10 +144,10 @@ struct MalformedInputProperties {
             let everything = ItemQuery(groups: app.accessGroups.map(\.rawValue))
             do {
                 let written = try target.importCache(input)
-                let items = store.items(matching: everything, limit: nil).count
+                let items = try store.items(matching: everything, limit: nil).count
                 guard items == written else { throw Violation(description: "reported \(written) items, wrote \(items)") }
             } catch let error as TokenCacheError {
-                let items = store.items(matching: everything, limit: nil).count
+                let items = try store.items(matching: everything, limit: nil).count
                 guard items == 0 else { throw Violation(description: "refused (\(error)) but wrote \(items) items") }
                 guard error.status == .param else { throw Violation(description: "refused with \(error.status), not errSecParam") }
             }

@@ -123,6 +123,6 @@ struct ScenarioRunnerTests {
         }
         let runner = try ScenarioRunner(scenario: Scenario.load(from: examples.scenario("wipe-all")), store: store)
         #expect(try runner.emptyGroups() == 2)
-        #expect(store.items(matching: ItemQuery(groups: ["\(examples.team).com.other"]), limit: nil).count == 1)
+        #expect(try store.items(matching: ItemQuery(groups: ["\(examples.team).com.other"]), limit: nil).count == 1)
     }
 }

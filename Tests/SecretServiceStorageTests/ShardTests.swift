@@ -74,7 +74,7 @@ struct ShardTests {
         #expect(FileManager.default.fileExists(atPath: indexFile.path))
         let index = try #require(try reader.indexes.current(group))
         #expect(index.shards.count == 5)
-        #expect(index.candidateShards(account: "a4", service: "service") == [2])
+        #expect(index.candidateShards(account: "a4", service: "service") == [ShardIndex.ShardID(.untilUnlocked, 2)])
     }
 
     @Test("a record of an item that was never written (a crash after the record) changes nothing")
@@ -82,7 +82,7 @@ struct ShardTests {
         let store = try Self.store()
         let group = TestKeyring.uniqueGroup("stale")
         try store.add(Fixture.item(group, "a"))
-        try store.indexes.append([.place(ShardIndex.Key(account: "ghost", service: "service"), shard: 0)], to: group)
+        try store.indexes.append([.place(ShardIndex.Key(account: "ghost", service: "service"), shard: ShardIndex.ShardID(.untilUnlocked, 0))], to: group)
         // A torn last line, as a crash mid-append leaves it.
         let handle = try FileHandle(forWritingTo: store.indexes.file(for: group))
         try handle.seekToEnd()

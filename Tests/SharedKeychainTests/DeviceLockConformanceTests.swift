@@ -1,0 +1,101 @@
+import Foundation
+import KeychainStorage
+import KeychainTestSupport
+import SecretServiceStorage
+import SharedKeychain
+import Synchronization
+import Testing
+
+/// The device's lock against each accessibility class, on both backends: the in-memory store
+/// asks the lock state; the Secret Service store also has gnome-keyring lock the protected
+/// classes' shards, as `device lock` does.
+@Suite("Device lock and accessibility")
+struct DeviceLockConformanceTests {
+    /// A device whose lock a test sets, and a keychain on `backend` that obeys it.
+    final class LockState: Sendable {
+        let value = Mutex(DeviceLockState.unlocked)
+    }
+
+    final class Rig: Sendable {
+        let state = LockState()
+        let keychain: Keychain
+        let keyringStore: SecretServiceStore?
+        let group: String
+
+        init(_ backend: Backend) throws {
+            let team = try TeamIdentifier(Backend.uniqueTeamID())
+            let app = try AppIdentity(bundleID: "com.contoso.mail", teamID: team)
+            group = app.accessGroupNames[0]
+            let store: any ItemStore
+            let provider: DeviceLockProvider = { [state] in state.value.withLock { $0 } }
+            switch backend {
+            case .memory:
+                store = InMemoryStore(deviceLock: provider)
+                keyringStore = nil
+            default:
+                var configuration = try TestKeyring.keyring().storeConfiguration()
+                configuration.deviceLock = provider
+                if backend == .secretServiceSmallShards { configuration.shardCapacity = 2 }
+                let keyring = try SecretServiceStore(configuration: configuration)
+                store = keyring
+                keyringStore = keyring
+            }
+            keychain = Keychain(app: app, store: store)
+        }
+
+        /// Sets the lock as `device lock` / `reboot` / `unlock` do.
+        func set(locked: Bool, unlockedSinceBoot: Bool) throws {
+            let new = DeviceLockState(locked: locked, unlockedSinceBoot: unlockedSinceBoot)
+            state.value.withLock { $0 = new }
+            try keyringStore?.lockShards(of: new.lockedClasses, groups: [group])
+        }
+
+        func add(_ account: String, _ accessibility: Accessibility) throws {
+            try keychain.add(NewItem(account: account, service: "s", data: Data(account.utf8), accessibility: accessibility))
+        }
+
+        func read(_ account: String) throws(KeychainError) -> Data {
+            try keychain.first(KeychainQuery(account: account, service: "s")).data
+        }
+    }
+
+    static let backends: [Backend] = [.memory, .secretServicePerGroup, .secretServiceSmallShards]
+
+    static func isLocked(_ body: () throws -> Void) -> Bool {
+        do { try body() } catch let error as KeychainError { return error.status == .interactionNotAllowed } catch { return false }
+        return false
+    }
+
+    @Test("locked: whenUnlocked items fail with -25308, afterFirstUnlock and always work; reboot: only always works", arguments: backends)
+    func lockMatrix(_ backend: Backend) throws {
+        let rig = try Rig(backend)
+        let classes: [(String, Accessibility)] = [
+            ("unlocked", .whenUnlocked), ("passcode", .whenPasscodeSetThisDeviceOnly), ("first", .afterFirstUnlock),
+            ("firstThisDevice", .afterFirstUnlockThisDeviceOnly), ("always", .always),
+        ]
+        for (account, accessibility) in classes { try rig.add(account, accessibility) }
+        #expect(try rig.keychain.copyAll(.all(in: rig.group)).map(\.accessibility) == classes.map(\.1))
+
+        try rig.set(locked: true, unlockedSinceBoot: true)
+        for (account, accessibility) in classes {
+            let protected = accessibility.protection == .untilUnlocked
+            #expect(Self.isLocked { _ = try rig.read(account) } == protected, "read \(account) while locked")
+            #expect(Self.isLocked { try rig.keychain.update(KeychainQuery(account: account), with: ItemChange(label: "x")) } == protected)
+        }
+        #expect(Self.isLocked { try rig.add("new", .whenUnlocked) })
+        try rig.add("new-first", .afterFirstUnlock)
+        #expect(Self.isLocked { _ = try rig.keychain.delete(KeychainQuery(account: "unlocked")) })
+        // A list over a mix: never an answer with the protected items silently left out.
+        #expect(Self.isLocked { _ = try rig.keychain.copyAll(.all(in: rig.group)) })
+        #expect(try rig.keychain.delete(KeychainQuery(account: "new-first")) == 1)
+
+        try rig.set(locked: true, unlockedSinceBoot: false)
+        for (account, accessibility) in classes {
+            #expect(Self.isLocked { _ = try rig.read(account) } == (accessibility.protection != .none), "read \(account) after reboot")
+        }
+
+        try rig.set(locked: false, unlockedSinceBoot: true)
+        for (account, _) in classes { #expect(try rig.read(account) == Data(account.utf8)) }
+        #expect(try rig.keychain.copyAll(.all(in: rig.group)).count == classes.count)
+    }
+}
