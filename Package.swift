@@ -144,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HazardTests",
-            dependencies: ["Hazards", "SharedKeychain", "TokenCache", "KeychainTestSupport"],
+            dependencies: ["Hazards", "SharedKeychain", "TokenCache", "KeychainTestSupport", "SecretServiceStorage"],
             swiftSettings: strict
         ),
         .testTarget(

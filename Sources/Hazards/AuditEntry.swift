@@ -33,9 +33,15 @@ public struct AuditEntry: Sendable, Hashable, Codable, CustomStringConvertible {
     public var creators: [String: Int]
     /// Whether it went through.
     public var outcome: Outcome
+    /// True when the app was not installed on the device but declared ad hoc (`--team`,
+    /// `--entitlements`): nothing vouches for its bundle ID. Absent (nil) otherwise.
+    public var adHoc: Bool?
 
     /// - Parameters: see the properties.
-    public init(time: Date, app: String, operation: String, group: String, query: String, itemCount: Int, creators: [String: Int], outcome: Outcome) {
+    public init(
+        time: Date, app: String, operation: String, group: String, query: String, itemCount: Int, creators: [String: Int],
+        outcome: Outcome, adHoc: Bool = false
+    ) {
         self.time = time
         self.app = app
         self.operation = operation
@@ -44,12 +50,13 @@ public struct AuditEntry: Sendable, Hashable, Codable, CustomStringConvertible {
         self.itemCount = itemCount
         self.creators = creators
         self.outcome = outcome
+        self.adHoc = adHoc ? true : nil
     }
 
     /// `2026-11-22T04:50:02Z com.contoso.calendar delete (refused) in G: 7 items (created by com.contoso.mail 7), query: ...`.
     public var description: String {
         let owners = creators.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        return "\(time.formatted(.iso8601)) \(app) \(operation) (\(outcome.rawValue)) in \(group): \(itemCount) item\(itemCount == 1 ? "" : "s")"
+        return "\(time.formatted(.iso8601)) \(app)\(adHoc == true ? " (ad-hoc)" : "") \(operation) (\(outcome.rawValue)) in \(group): \(itemCount) item\(itemCount == 1 ? "" : "s")"
             + (owners.isEmpty ? "" : " (created by \(owners))") + ", query: \(query)"
     }
 }

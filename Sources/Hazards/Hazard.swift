@@ -14,6 +14,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     case probeClobber = "probe-clobber"
     /// Two apps doing read-modify-write on one shared item lose each other's updates.
     case lostUpdate = "lost-update"
+    /// A background refresh while the phone is locked cannot read whenUnlocked tokens.
+    case lockedDevice = "locked-device"
 
     /// The name (`wipe-all`).
     public var description: String { rawValue }
@@ -31,6 +33,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             "apps that start at once self-test on one fixed probe item and delete each other's probe"
         case .lostUpdate:
             "two apps read-modify-write one shared item without a lock and lose updates"
+        case .lockedDevice:
+            "a background refresh while the phone is locked fails with errSecInteractionNotAllowed: MSAL's tokens are whenUnlocked"
         }
     }
 
@@ -42,25 +46,52 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .ungroupedDelete: "guarded delete on the shared groups, audit journal"
         case .probeClobber: "a probe item per app (its account includes the bundle ID)"
         case .lostUpdate: "compare-and-swap: each write is an update if-version the version read; a conflict re-reads and retries"
+        case .lockedDevice: "the cache writes its tokens afterFirstUnlock"
         }
     }
 
+    private func required(_ device: (any DeviceControl)?) throws(HazardError) -> any DeviceControl {
+        guard let device else { throw .needsDevice(self) }
+        return device
+    }
+
+    /// Whether the hazard locks and unlocks the device (and so needs a ``DeviceControl``).
+    public var needsDevice: Bool { self == .lockedDevice }
+
     /// Runs the scenario on `store`.
-    /// - Parameter mitigated: whether the mitigations are on.
+    /// - Parameters:
+    ///   - mitigated: whether the mitigations are on.
+    ///   - device: the device around `store`, for hazards that lock it (``needsDevice``); the
+    ///     store must obey its lock.
     /// - Throws: only unexpected failures of the store or the token cache; the hazard's own
     ///   failures are what the report counts.
-    public func run(mitigated: Bool, on store: any ItemStore) throws -> HazardReport {
+    public func run(mitigated: Bool, on store: any ItemStore, device: (any DeviceControl)? = nil) throws -> HazardReport {
         switch self {
         case .wipeAll: try WipeAllScenario(store: store, mitigated: mitigated).run()
         case .removeAccountFamily: try RemoveAccountFamilyScenario(store: store, mitigated: mitigated).run()
         case .ungroupedDelete: try UngroupedDeleteScenario(store: store, mitigated: mitigated).run()
         case .probeClobber: try ProbeClobberScenario(store: store, mitigated: mitigated).run()
         case .lostUpdate: try LostUpdateScenario(store: store, mitigated: mitigated).run()
+        case .lockedDevice: try LockedDeviceScenario(store: store, mitigated: mitigated, device: required(device)).run()
         }
     }
 
     /// Both runs, unmitigated first, each on its own freshly made-up team.
-    public func compare(on store: any ItemStore) throws -> HazardComparison {
-        HazardComparison(hazard: self, unmitigated: try run(mitigated: false, on: store), mitigated: try run(mitigated: true, on: store))
+    public func compare(on store: any ItemStore, device: (any DeviceControl)? = nil) throws -> HazardComparison {
+        HazardComparison(
+            hazard: self, unmitigated: try run(mitigated: false, on: store, device: device),
+            mitigated: try run(mitigated: true, on: store, device: device))
+    }
+}
+
+/// A hazard that cannot run as asked.
+public enum HazardError: Error, Sendable, CustomStringConvertible {
+    /// The hazard locks the device, and no device was given.
+    case needsDevice(Hazard)
+
+    public var description: String {
+        switch self {
+        case .needsDevice(let hazard): "the \(hazard) hazard locks the device: run it with a device (the CLI's state directory)"
+        }
     }
 }

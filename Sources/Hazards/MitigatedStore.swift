@@ -22,15 +22,22 @@ public final class MitigatedStore: ItemStore {
     /// Where audited deletes announce themselves before they run.
     public let intentJournal: IntentJournal
     private let now: @Sendable () -> Date
+    /// Whether the app is ad hoc (marked in its journal entries).
+    public let adHoc: Bool
     private let refusals = Mutex<[DeleteRefusal]>([])
 
     /// - Parameters:
     ///   - base: the shared store.
     ///   - app: the bundle ID of the app using this view.
     ///   - now: the clock for journal entries.
-    public init(base: any ItemStore, app: String, policy: MitigationPolicy, now: @escaping @Sendable () -> Date = { Date() }) {
+    ///   - adHoc: the app is declared ad hoc rather than installed; its journal entries say so.
+    public init(
+        base: any ItemStore, app: String, policy: MitigationPolicy, adHoc: Bool = false,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.base = base
         self.app = app
+        self.adHoc = adHoc
         self.policy = policy
         self.journal = AuditJournal(store: base)
         self.intentJournal = IntentJournal(store: base, now: now)
@@ -108,7 +115,7 @@ public final class MitigatedStore: ItemStore {
 
     private func entry(group: String, query: ItemQuery, items: [StoredItem], outcome: AuditEntry.Outcome, at date: Date) -> AuditEntry {
         AuditEntry(time: date, app: app, operation: "delete", group: group, query: Self.describe(query),
-                   itemCount: items.count, creators: Self.count(items), outcome: outcome)
+                   itemCount: items.count, creators: Self.count(items), outcome: outcome, adHoc: adHoc)
     }
 
     /// How many of `items` each creator created (`(unknown)` for none).

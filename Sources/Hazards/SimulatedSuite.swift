@@ -32,10 +32,13 @@ final class SimulatedSuite: Sendable {
     }
 
     /// An MSAL app of the shared cache group `com.microsoft.adalcache`.
-    func tokenApp(_ bundleID: String, client: String, family: String?) throws -> (app: SimulatedApp, cache: TokenCache) {
+    func tokenApp(
+        _ bundleID: String, client: String, family: String?, accessibility: Accessibility = .whenUnlocked
+    ) throws -> (app: SimulatedApp, cache: TokenCache) {
         let app = try app(bundleID, groups: [TokenCacheConfiguration.defaultSharingGroup])
         let cache = try TokenCache(
-            keychain: app.keychain, configuration: TokenCacheConfiguration(clientID: client, familyID: family),
+            keychain: app.keychain,
+            configuration: TokenCacheConfiguration(clientID: client, familyID: family, accessibility: accessibility),
             now: clock.function)
         return (app, cache)
     }

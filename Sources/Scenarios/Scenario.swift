@@ -172,7 +172,7 @@ extension ScenarioStep {
         case .operation(let step): [step.app]
         case .concurrent(let steps): steps.map(\.app)
         case .background(let job): [job.app]
-        case .wait, .stop, .advanceClock: []
+        case .wait, .stop, .advanceClock, .device: []
         }
     }
 }

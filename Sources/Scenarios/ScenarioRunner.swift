@@ -10,11 +10,14 @@ public struct ScenarioRunner: Sendable {
     public let scenario: Scenario
     /// The shared storage: the apps' store in process, and the one their processes open.
     public let store: any ItemStore
+    /// What `device:` steps act on; nil refuses a scenario that has any.
+    public let device: (any ScenarioDevice)?
 
-    /// - Parameters: the scenario and the store its apps share.
-    public init(scenario: Scenario, store: any ItemStore) {
+    /// - Parameters: the scenario, the store its apps share, and the device around it.
+    public init(scenario: Scenario, store: any ItemStore, device: (any ScenarioDevice)? = nil) {
         self.scenario = scenario
         self.store = store
+        self.device = device
     }
 
     /// Empties every group the scenario's apps can reach (and the audit journals of its
@@ -33,9 +36,12 @@ public struct ScenarioRunner: Sendable {
     public func run(
         launcher: AppLauncher, onEvent: @escaping @Sendable (TimelineEvent) -> Void = { _ in }
     ) throws(ScenarioError) -> ScenarioReport {
+        if device == nil, let number = scenario.steps.firstIndex(where: { if case .device = $0 { true } else { false } }) {
+            throw .invalidStep(path: scenario.file.path, step: number + 1, reason: "device steps need a device: run the scenario with the CLI (its state directory is the device)")
+        }
         let apps = try launch(launcher)
         defer { apps.values.forEach { $0.close() } }
-        let run = Run(scenario: scenario, apps: apps, onEvent: onEvent)
+        let run = Run(scenario: scenario, apps: apps, device: device, onEvent: onEvent)
         try run.perform()
         return ScenarioReport(
             name: scenario.name, summary: scenario.summary, file: scenario.file.path,
@@ -97,6 +103,7 @@ extension AppLauncher {
 private final class Run: Sendable {
     let scenario: Scenario
     let apps: [String: any ScenarioApp]
+    let device: (any ScenarioDevice)?
     let onEvent: @Sendable (TimelineEvent) -> Void
     let started = Date()
     let jobs = JobTracker()
@@ -104,9 +111,13 @@ private final class Run: Sendable {
     private let judged = Mutex<[ScenarioVerdict]>([])
     private let jobApps = Mutex<[String: String]>([:])
 
-    init(scenario: Scenario, apps: [String: any ScenarioApp], onEvent: @escaping @Sendable (TimelineEvent) -> Void) {
+    init(
+        scenario: Scenario, apps: [String: any ScenarioApp], device: (any ScenarioDevice)?,
+        onEvent: @escaping @Sendable (TimelineEvent) -> Void
+    ) {
         self.scenario = scenario
         self.apps = apps
+        self.device = device
         self.onEvent = onEvent
     }
 
@@ -170,6 +181,13 @@ private final class Run: Sendable {
         case .advanceClock(let duration):
             apps.values.forEach { $0.advanceClock(by: duration.seconds) }
             control(step: number, app: "*", operation: "advance clock \(duration)", note: nil)
+        case .device(let action):
+            guard let device else { return }
+            do {
+                control(step: number, app: "*", operation: "device \(action)", note: try device.perform(action))
+            } catch {
+                throw .appFailed(app: "device", reason: "\(action) failed: \(error)")
+            }
         }
     }
 

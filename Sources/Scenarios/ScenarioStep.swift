@@ -16,8 +16,10 @@ public enum ScenarioStep: Sendable, Hashable, Decodable {
     case stop(job: String, expect: ExpectedTally?)
     /// Moves the token clock of every app forward, so access tokens expire.
     case advanceClock(ScenarioDuration)
+    /// Locks, unlocks or reboots the device, or kills, stops or resumes the keyring's daemon.
+    case device(DeviceAction)
 
-    static let kinds = ["do", "concurrent", "background", "wait", "stop", "advance-clock"]
+    static let kinds = ["do", "concurrent", "background", "wait", "stop", "advance-clock", "device"]
 
     /// Reads a step by the keys it has.
     public init(from decoder: any Decoder) throws {
@@ -43,6 +45,13 @@ public enum ScenarioStep: Sendable, Hashable, Decodable {
         } else if container.has("stop") {
             try container.rejectUnknownKeys(allowed: ["stop", "expect"], in: "a stop step")
             self = .stop(job: try container.decode(String.self, "stop"), expect: try container.decodeIfPresent(ExpectedTally.self, "expect"))
+        } else if container.has("device") {
+            try container.rejectUnknownKeys(allowed: ["device"], in: "a device step")
+            let name = try container.decode(String.self, "device")
+            guard let action = DeviceAction(rawValue: name) else {
+                throw container.failure("device", "unknown device action '\(name)'; one of \(DeviceAction.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self = .device(action)
         } else if container.has("advance-clock") {
             try container.rejectUnknownKeys(allowed: ["advance-clock"], in: "an advance-clock step")
             self = .advanceClock(try container.decode(ScenarioDuration.self, "advance-clock"))

@@ -36,7 +36,7 @@ struct ScenarioValidator {
                 }
             case .stop(let name, _):
                 guard running.removeValue(forKey: name) != nil else { throw invalid(number, notRunning(name, started: started)) }
-            case .advanceClock:
+            case .advanceClock, .device:
                 break
             }
         }

@@ -69,7 +69,7 @@ extension TokenCache {
         do {
             try keychain.add(NewItem(
                 account: layout.account, service: layout.service, group: accessGroup,
-                generic: layout.generic, type: layout.type, data: data))
+                generic: layout.generic, type: layout.type, data: data, accessibility: configuration.accessibility))
             return
         } catch {
             guard case .duplicateItem = error else { throw .keychain(error) }

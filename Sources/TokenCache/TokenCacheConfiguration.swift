@@ -1,4 +1,5 @@
 import Foundation
+import KeychainStorage
 import SharedKeychain
 
 /// How one app uses the shared cache: its client ID, the keychain group, the authority and,
@@ -19,18 +20,24 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
     public var authorityHost: String
     /// The family the emulated server puts the app in (`"1"` for Microsoft's), or nil.
     public var familyID: String?
+    /// The class the cache's new items get (`kSecAttrAccessible`). MSAL leaves Apple's default,
+    /// `whenUnlocked`, so a background refresh on a locked device fails; `afterFirstUnlock`
+    /// lets it run once the device was unlocked after its boot.
+    public var accessibility: Accessibility
 
     /// - Parameters: see the properties.
     public init(
         clientID: String,
         keychainSharingGroup: String = TokenCacheConfiguration.defaultSharingGroup,
         authorityHost: String = TokenCacheConfiguration.defaultAuthorityHost,
-        familyID: String? = nil
+        familyID: String? = nil,
+        accessibility: Accessibility = .whenUnlocked
     ) {
         self.clientID = clientID
         self.keychainSharingGroup = keychainSharingGroup
         self.authorityHost = authorityHost
         self.familyID = familyID
+        self.accessibility = accessibility
     }
 
     /// The cache's `environment`: the authority host, trimmed and lowercased.

@@ -49,7 +49,19 @@ struct AppOptions: ParsableArguments {
     /// declare another one are refused, since an app's entitlements are fixed when it is signed.
     func identity(_ global: GlobalOptions) throws -> AppIdentity {
         if let app = try suiteApp() { return try app.identity() }
-        return try Self.identity(of: bundleID, team: teamID, entitlements: entitlements, installed: installedApp(global))
+        let installed = try installedApp(global)
+        let identity = try Self.identity(of: bundleID, team: teamID, entitlements: entitlements, installed: installed)
+        if installed == nil {
+            // Nothing vouches for an ad-hoc app's bundle ID: say so where people look.
+            Output.standardError.write(
+                "note: \(bundleID) is not installed on this device; acting as an ad-hoc app of team \(identity.teamID.rawValue) (groups: \(identity.accessGroupNames.joined(separator: ", ")))\n")
+        }
+        return identity
+    }
+
+    /// Whether the command acts as an app declared on the spot rather than installed.
+    func isAdHoc(_ global: GlobalOptions) throws -> Bool {
+        try suiteApp() == nil && installedApp(global) == nil
     }
 
     /// `bundleID` as installed, or declared ad hoc by `team` and `entitlements`; a declaration
@@ -107,6 +119,12 @@ struct ActorOptions: ParsableArguments {
 
     /// The name journals record: the app's bundle ID, or `device-owner`.
     var name: String { bundleID ?? "device-owner" }
+
+    /// Whether the actor is an app declared ad hoc (not installed on the device).
+    func isAdHoc(_ global: GlobalOptions) throws -> Bool {
+        guard let bundleID else { return false }
+        return try Device(stateDirectory: global.stateDirectoryURL).app(bundleID) == nil
+    }
 
     /// Refuses `group` to an app not entitled to it (errSecMissingEntitlement); the device owner
     /// reaches every group.

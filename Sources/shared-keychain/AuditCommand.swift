@@ -31,7 +31,7 @@ struct AuditCommand: ReportingCommand {
         // Reading the journal is journaled too, after the read: who looked, and when.
         try journal.append(AuditEntry(
             time: Date(), app: actor.name, operation: "audit", group: group, query: "the journal of \(group)",
-            itemCount: entries.count, creators: [:], outcome: .viewed))
+            itemCount: entries.count, creators: [:], outcome: .viewed, adHoc: actor.isAdHoc(global)))
         let intents = IntentJournal(store: store)
         let interrupted = try intents.interrupted(group: group)
         if acknowledgeInterrupted { try intents.acknowledge(group: group) }

@@ -25,8 +25,8 @@ struct AuditPolicyOptions: ParsableArguments {
 extension KeychainSession {
     /// The app's keychain with `policy`'s mitigations applied (the plain keychain when the
     /// policy names no group), for commands that delete on an app's behalf.
-    func keychain(for app: AppIdentity, policy: MitigationPolicy) -> Keychain {
+    func keychain(for app: AppIdentity, policy: MitigationPolicy, adHoc: Bool = false) -> Keychain {
         guard !policy.groups.isEmpty else { return keychain(for: app) }
-        return Keychain(app: app, store: MitigatedStore(base: store, app: app.bundleID, policy: policy))
+        return Keychain(app: app, store: MitigatedStore(base: store, app: app.bundleID, policy: policy, adHoc: adHoc))
     }
 }

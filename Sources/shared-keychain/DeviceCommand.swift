@@ -1,6 +1,7 @@
 import ArgumentParser
 import Device
 import Foundation
+import Hazards
 import KeychainStorage
 import SecretServiceStorage
 import SuiteManifest
@@ -111,7 +112,7 @@ private struct DeviceStatusJSON: Encodable {
 }
 
 /// Locks the shards of `classes` in the private keyring's daemon, when one runs.
-private func lockShards(_ classes: Set<ProtectionClass>, _ global: GlobalOptions) throws {
+func lockShards(_ classes: Set<ProtectionClass>, _ global: GlobalOptions) throws {
     guard global.keyring == .private else { return }
     let keyring = KeychainSession.privateKeyring(global)
     guard keyring.status().running else { return }
@@ -176,5 +177,16 @@ struct DeviceStatusCommand: ReportingCommand {
 
     func execute() throws {
         printLockState(try Device(stateDirectory: global.stateDirectoryURL).lockState(), global)
+    }
+}
+
+/// The device of the state directory, for hazards and scenarios that lock it: each change is
+/// what `device lock`, `reboot` and `unlock` do.
+struct StateDirectoryDevice: DeviceControl {
+    let global: GlobalOptions
+
+    func setLock(_ state: DeviceLockState) throws {
+        try Device(stateDirectory: global.stateDirectoryURL).setLockState(state)
+        try lockShards(state.lockedClasses, global)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Device
 import Hazards
 
 struct HazardRunCommand: ReportingCommand {
@@ -25,8 +26,12 @@ struct HazardRunCommand: ReportingCommand {
 
     func execute() throws {
         let store = try KeychainSession(global).store
+        // A hazard that locks the device leaves it as it found it.
+        let device = StateDirectoryDevice(global: global)
+        let before = try Device(stateDirectory: global.stateDirectoryURL).lockState()
+        defer { if hazard.needsDevice { try? device.setLock(before) } }
         if mitigated || unmitigated {
-            let report = try hazard.run(mitigated: mitigated, on: store)
+            let report = try hazard.run(mitigated: mitigated, on: store, device: device)
             if global.json {
                 Output.printJSON(report)
             } else {
@@ -34,7 +39,7 @@ struct HazardRunCommand: ReportingCommand {
             }
             return
         }
-        let comparison = try hazard.compare(on: store)
+        let comparison = try hazard.compare(on: store, device: device)
         if global.json {
             Output.printJSON(comparison)
         } else {

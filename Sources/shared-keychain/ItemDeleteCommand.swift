@@ -14,7 +14,7 @@ struct ItemDeleteCommand: ReportingCommand {
     @OptionGroup var policy: AuditPolicyOptions
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity(global), policy: policy.load(global))
+        let keychain = try KeychainSession(global).keychain(for: app.identity(global), policy: policy.load(global), adHoc: app.isAdHoc(global))
         let count = try keychain.delete(selection.query)
         if global.json {
             Output.printJSON(["deleted": count])

@@ -23,7 +23,7 @@ struct RestoreCommand: ReportingCommand {
         let result = try snapshot.restore(into: store, creator: actor.name)
         try AuditJournal(store: store).append(AuditEntry(
             time: Date(), app: actor.name, operation: "restore", group: snapshot.group, query: "snapshot \(input)",
-            itemCount: result.restored, creators: result.creators, outcome: .restored))
+            itemCount: result.restored, creators: result.creators, outcome: .restored, adHoc: actor.isAdHoc(global)))
         if global.json {
             Output.printJSON(result)
         } else {

@@ -1,5 +1,7 @@
 import ArgumentParser
+import Device
 import Foundation
+import KeychainStorage
 import Scenarios
 
 struct ScenarioRunCommand: ReportingCommand {
@@ -63,7 +65,7 @@ struct ScenarioRunCommand: ReportingCommand {
             throw UsageFailure(message: "--keyring memory keeps items inside one process: add --in-process, or use the private keyring")
         }
         let session = try KeychainSession(global)
-        let runner = ScenarioRunner(scenario: scenario, store: session.store)
+        let runner = ScenarioRunner(scenario: scenario, store: session.store, device: StateDirectoryScenarioDevice(global: global))
         if fresh {
             let emptied = try runner.emptyGroups()
             Output.standardError.write("emptied the scenario's groups: \(emptied) item\(emptied == 1 ? "" : "s") deleted\n")
@@ -107,5 +109,44 @@ struct ScenarioWorkerCommand: ReportingCommand {
     func execute() throws {
         let scenario = try Scenario.load(from: URL(fileURLWithPath: file), suite: suite.map { URL(fileURLWithPath: $0) })
         ScenarioWorker.serve(scenario: scenario, bundleID: app, store: try KeychainSession(global).store)
+    }
+}
+
+/// The state directory's device for `device:` steps: its lock as `device lock`, `unlock` and
+/// `reboot` set it, and signals to the private keyring's daemon.
+struct StateDirectoryScenarioDevice: ScenarioDevice {
+    let global: GlobalOptions
+
+    func perform(_ action: DeviceAction) throws -> String {
+        let device = StateDirectoryDevice(global: global)
+        switch action {
+        case .lock:
+            var state = try Device(stateDirectory: global.stateDirectoryURL).lockState()
+            state.locked = true
+            try device.setLock(state)
+            return "the device is locked"
+        case .unlock:
+            try device.setLock(.unlocked)
+            return "the device is unlocked"
+        case .reboot:
+            try device.setLock(DeviceLockState(locked: true, unlockedSinceBoot: false))
+            return "the device rebooted: locked, not unlocked since boot"
+        case .killDaemon, .stopDaemon, .resumeDaemon:
+            guard global.keyring == .private else {
+                throw UsageFailure(message: "device: \(action) needs the private keyring (this run uses --keyring \(global.keyring.rawValue))")
+            }
+            guard let pid = KeychainSession.privateKeyring(global).status().pid else {
+                throw UsageFailure(message: "device: \(action): the private keyring's daemon is not running")
+            }
+            let signal = action == .killDaemon ? SIGKILL : action == .stopDaemon ? SIGSTOP : SIGCONT
+            guard kill(pid, signal) == 0 else {
+                throw UsageFailure(message: "device: \(action): cannot signal the daemon (pid \(pid)): \(String(cString: strerror(errno)))")
+            }
+            switch action {
+            case .killDaemon: return "killed the keyring daemon (pid \(pid)); the apps restart it and reconnect"
+            case .stopDaemon: return "stopped the keyring daemon (pid \(pid)); calls time out until resume-daemon"
+            default: return "resumed the keyring daemon (pid \(pid))"
+            }
+        }
     }
 }

@@ -30,7 +30,7 @@ struct SnapshotCommand: ReportingCommand {
         try snapshot.write(to: URL(fileURLWithPath: output))
         try AuditJournal(store: store).append(AuditEntry(
             time: Date(), app: actor.name, operation: "snapshot", group: group, query: "everything in group \(group)",
-            itemCount: snapshot.items.count, creators: MitigatedStore.count(snapshot.items), outcome: .taken))
+            itemCount: snapshot.items.count, creators: MitigatedStore.count(snapshot.items), outcome: .taken, adHoc: actor.isAdHoc(global)))
         if global.json {
             Output.printJSON(SnapshotSummary(group: group, items: snapshot.items.count, file: output))
         } else {

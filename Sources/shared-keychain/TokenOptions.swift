@@ -54,7 +54,7 @@ struct TokenOptions: ParsableArguments {
     /// The app's token cache; `policy` applies opt-in mitigations to its deletes.
     func tokenCache(_ global: GlobalOptions, app: AppOptions, policy: MitigationPolicy = .none) throws -> TokenCache {
         try check()
-        let keychain = try KeychainSession(global).keychain(for: app.identity(global), policy: policy)
+        let keychain = try KeychainSession(global).keychain(for: app.identity(global), policy: policy, adHoc: app.isAdHoc(global))
         let suiteApp = try app.suiteApp()
         let installed = try app.installedApp(global)
         guard let clientID = clientID ?? suiteApp?.clientID ?? installed?.clientID else {

@@ -28,6 +28,25 @@ struct ScenarioCommandTests {
         #expect(!result.output.contains("emulated-acc"))
     }
 
+    @Test("device steps: a refresh fails while the device is locked, works after unlock, and a killed daemon comes back")
+    func lockedDeviceScenario() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let before = try #require(try cli.run(["keyring", "start", "--json"]).jsonObject()["pid"] as? Int)
+        let result = try cli.run(["scenario", "run", scenario("locked-device"), "--fresh", "--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try result.jsonObject()
+        #expect(report["passed"] as? Bool == true)
+        let timeline = try #require(report["timeline"] as? [[String: Any]])
+        #expect(timeline.compactMap { $0["operation"] as? String }.filter { $0.hasPrefix("device ") }
+            == ["device lock", "device unlock", "device kill-daemon"])
+        // The daemon the scenario killed was started again by the next call.
+        let after = try cli.run(["keyring", "status", "--json"]).jsonObject()
+        #expect(after["running"] as? Bool == true)
+        #expect(after["pid"] as? Int != before)
+        #expect(try cli.run(["device", "status", "--json"]).jsonObject()["locked"] as? Bool == false)
+    }
+
     @Test("the same scenario in process gives the same verdicts")
     func wipeAllInProcess() throws {
         let cli = try CLI()

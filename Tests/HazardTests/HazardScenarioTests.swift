@@ -1,5 +1,7 @@
 import Foundation
 import Hazards
+import KeychainTestSupport
+import SecretServiceStorage
 import SharedKeychain
 import Synchronization
 import Testing
@@ -139,9 +141,10 @@ struct HazardScenarioTests {
 
     @Test(arguments: Backend.memoryAndKeyring)
     func everyHazardComparesWithoutPrintingSecrets(_ backend: Backend) throws {
-        let store = try backend.makeStore()
+        let device = TestDevice()
+        let store = try device.store(backend)
         for hazard in Hazard.allCases {
-            let comparison = try hazard.compare(on: store)
+            let comparison = try hazard.compare(on: store, device: device)
             #expect(!comparison.unmitigated.mitigated)
             #expect(comparison.mitigated.mitigated)
             #expect(!comparison.unmitigated.verdict.isEmpty && !comparison.mitigated.verdict.isEmpty)
@@ -157,5 +160,44 @@ struct HazardScenarioTests {
         }
         #expect(try Hazard.probeClobber.run(mitigated: true, on: store).metric("failed self-tests") == 0)
         #expect(try Hazard.lostUpdate.run(mitigated: true, on: store).metric("lost updates") == 0)
+    }
+}
+
+/// A device whose lock lives in memory: stores made with ``provider`` obey it.
+final class TestDevice: DeviceControl {
+    private let state = Mutex(DeviceLockState.unlocked)
+    var provider: DeviceLockProvider { { [self] in state.withLock { $0 } } }
+    func setLock(_ new: DeviceLockState) { state.withLock { $0 = new } }
+    var current: DeviceLockState { state.withLock { $0 } }
+
+    /// A store on `backend` that obeys this device.
+    func store(_ backend: Backend) throws -> any ItemStore {
+        switch backend {
+        case .memory:
+            return InMemoryStore(deviceLock: provider)
+        default:
+            var configuration = try TestKeyring.keyring().storeConfiguration()
+            configuration.deviceLock = provider
+            return try SecretServiceStore(configuration: configuration)
+        }
+    }
+}
+
+@Suite("Hazard: locked device")
+struct LockedDeviceHazardTests {
+    @Test(arguments: Backend.memoryAndKeyring)
+    func backgroundRefreshWhileLockedFailsUnlessTokensAreAfterFirstUnlock(_ backend: Backend) throws {
+        let device = TestDevice()
+        let store = try device.store(backend)
+        let open = try Hazard.lockedDevice.run(mitigated: false, on: store, device: device)
+        #expect(open.losses == [AppLoss(app: "com.contoso.mail", lost: 3, unit: "background refreshes", causedBy: ["the device lock"])])
+        #expect(open.metric("failed while locked") == 3)
+        #expect(open.steps.contains { $0.contains("errSecInteractionNotAllowed (-25308)") })
+        #expect(device.current == .unlocked)
+
+        let mitigated = try Hazard.lockedDevice.run(mitigated: true, on: store, device: device)
+        #expect(mitigated.losses.isEmpty)
+        #expect(mitigated.metric("failed while locked") == 0)
+        #expect(throws: HazardError.self) { try Hazard.lockedDevice.run(mitigated: false, on: store) }
     }
 }

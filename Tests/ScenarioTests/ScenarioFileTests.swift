@@ -76,6 +76,8 @@ struct ScenarioFileTests {
         ("- {wait: 1s, stop: x}", "step 1", "exactly one of"),
         ("- {hello: world}", "step 1", "a step needs one of"),
         ("- {concurrent: [{app: com.contoso.mail, do: item list}]}", "step 1", "at least two"),
+        ("- {device: shake}", "step 1", "unknown device action 'shake'; one of lock, unlock, reboot, kill-daemon"),
+        ("- {device: lock, app: com.contoso.mail}", "step 1", "unknown key 'app'"),
     ])
     func malformed(steps: String, place: String, reason: String) throws {
         let examples = try Examples()

@@ -10,6 +10,17 @@ struct ScenarioRunnerTests {
         try ScenarioRunner(scenario: Scenario.load(from: file), store: store).run(launcher: .inProcess)
     }
 
+    @Test("a scenario with device steps is refused before it starts when the run has no device")
+    func deviceStepsNeedADevice() throws {
+        let examples = try Examples()
+        defer { examples.remove() }
+        let scenario = try Scenario.load(from: examples.scenario("locked-device"))
+        #expect(scenario.steps.contains(.device(.lock)) && scenario.steps.contains(.device(.killDaemon)))
+        let store = InMemoryStore()
+        #expect(throws: ScenarioError.self) { try ScenarioRunner(scenario: scenario, store: store).run(launcher: .inProcess) }
+        #expect(try store.items(matching: ItemQuery(groups: scenario.groups()), limit: nil).isEmpty)
+    }
+
     @Test("wipe-all: the refresh job fails after the wipe and the wipe record names Calendar", arguments: Backend.memoryAndKeyring)
     func wipeAll(backend: Backend) throws {
         let examples = try Examples()
