@@ -46,7 +46,7 @@ struct AuditCommand: ReportingCommand {
             Output.standardOutput.write("acknowledged \(interrupted.count) interrupted delete\(interrupted.count == 1 ? "" : "s")\n")
         }
         let rows = entries.map { entry in
-            [entry.time.formatted(.iso8601), entry.app, entry.operation, entry.outcome.rawValue, String(entry.itemCount),
+            [entry.time.formatted(.iso8601), entry.app + (entry.adHoc == true ? " (ad-hoc)" : ""), entry.operation, entry.outcome.rawValue, String(entry.itemCount),
              entry.creators.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","), entry.query]
         }
         Output.standardOutput.write(Table(header: ["TIME", "APP", "OPERATION", "OUTCOME", "ITEMS", "CREATORS", "QUERY"], rows: rows).rendered)

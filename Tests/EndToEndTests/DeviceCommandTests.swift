@@ -171,4 +171,34 @@ struct DeviceOwnerOperationTests {
         #expect(try cli.run(["item", "get", "--account", "u"] + app).output == "secret-u")
         #expect(try cli.run(["item", "get", "--account", "f"] + app).output == "secret-f")
     }
+
+    @Test func adHocAppsAreMarkedInOutputAndInTheAudit() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let suite = cli.fixtures.appendingPathComponent("suite").path
+        #expect(try cli.run(["suite", "init", suite]).status == 0)
+        #expect(try cli.run(["device", "install", "--suite", suite]).status == 0)
+        let group = "ABCDE12345.com.microsoft.adalcache"
+        let policy = cli.fixtures.appendingPathComponent("policy.json")
+        try Data(#"{"groups": {"\#(group)": {"mitigations": ["audit"]}}}"#.utf8).write(to: policy)
+        let shared = try cli.entitlements("shared", groups: ["$(AppIdentifierPrefix)com.microsoft.adalcache"])
+
+        let installed = try cli.run(["item", "add", "--app", "com.contoso.mail", "--group", group, "--account", "a", "--service", "s", "--data", "x"])
+        #expect(installed.status == 0)
+        #expect(!installed.standardError.contains("ad-hoc"))
+        let adHoc = ["--app", "com.contoso.intruder", "--team", "ABCDE12345", "--entitlements", shared]
+        let added = try cli.run(["item", "add", "--group", group, "--account", "b", "--service", "s", "--data", "y"] + adHoc)
+        #expect(added.status == 0)
+        #expect(added.standardError.contains("com.contoso.intruder is not installed on this device; acting as an ad-hoc app of team ABCDE12345"))
+
+        #expect(try cli.run(["item", "delete", "--group", group, "--account", "b", "--policy", policy.path] + adHoc).status == 0)
+        #expect(try cli.run(["item", "delete", "--group", group, "--account", "a", "--policy", policy.path, "--app", "com.contoso.mail"]).status == 0)
+        let journal = try #require(try cli.run(["audit", "--group", group, "--admin", "--json"]).jsonObject()["entries"] as? [[String: Any]])
+        let deletes = journal.filter { $0["operation"] as? String == "delete" }
+        #expect(deletes.map { $0["app"] as? String } == ["com.contoso.intruder", "com.contoso.mail"])
+        #expect(deletes.map { $0["adHoc"] as? Bool } == [true, nil])
+        let text = try cli.run(["audit", "--group", group, "--admin"]).output
+        #expect(text.contains("com.contoso.intruder (ad-hoc)"))
+        #expect(!text.contains("com.contoso.mail (ad-hoc)"))
+    }
 }
