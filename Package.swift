@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Layer 0: the C library, found through pkg-config.
@@ -54,7 +55,7 @@ let package = Package(
         // Layer 3: the MSAL-layout token cache of a shared group.
         .target(
             name: "TokenCache",
-            dependencies: ["SharedKeychain"],
+            dependencies: ["SharedKeychain", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         // Layer 4: suites of apps as they are configured (manifest, plists, registration rules).

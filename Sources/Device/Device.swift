@@ -75,7 +75,7 @@ public struct Device: Sendable {
     }
 
     /// Reads, changes and atomically rewrites the registry under the device lock.
-    private func update(_ change: (inout [InstalledApp]) throws(DeviceError) -> Void) throws(DeviceError) {
+    func update(_ change: (inout [InstalledApp]) throws(DeviceError) -> Void) throws(DeviceError) {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
@@ -118,13 +118,29 @@ public struct InstalledApp: Sendable, Hashable, Codable {
 
     public var bundleID: String { identity.bundleID }
 
+    init(
+        identity: AppIdentity, name: String?, clientID: String, familyID: String?, sharingGroup: String,
+        urlSchemes: [String], queriedSchemes: [String], manifest: String, at date: Date
+    ) {
+        self.identity = identity
+        self.name = name
+        self.clientID = clientID
+        self.familyID = familyID
+        self.sharingGroup = sharingGroup
+        self.urlSchemes = urlSchemes
+        self.queriedSchemes = queriedSchemes
+        self.manifest = manifest
+        installedAt = date
+    }
+
     init(_ app: SuiteApp, identity: AppIdentity, manifest: URL, at date: Date) {
         self.identity = identity
         name = app.name
         clientID = app.clientID
         familyID = app.familyID
         sharingGroup = app.keychainGroup.identifier
-        urlSchemes = app.infoPlist.urlSchemes
+        // Xcode expands build settings when it builds the app; the device sees the result.
+        urlSchemes = app.infoPlist.urlSchemes.map { $0.replacingOccurrences(of: "$(PRODUCT_BUNDLE_IDENTIFIER)", with: identity.bundleID) }
         queriedSchemes = app.infoPlist.queriesSchemes
         self.manifest = manifest.path
         installedAt = date

@@ -16,6 +16,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     case lostUpdate = "lost-update"
     /// A background refresh while the phone is locked cannot read whenUnlocked tokens.
     case lockedDevice = "locked-device"
+    /// An app presents a sibling's redirect URI to the broker: refused; the shared group needs no spoofing.
+    case brokerSpoof = "broker-spoof"
 
     /// The name (`wipe-all`).
     public var description: String { rawValue }
@@ -35,6 +37,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             "two apps read-modify-write one shared item without a lock and lose updates"
         case .lockedDevice:
             "a background refresh while the phone is locked fails with errSecInteractionNotAllowed: MSAL's tokens are whenUnlocked"
+        case .brokerSpoof:
+            "the broker refuses an app presenting a sibling's redirect URI, but the shared cache group hands the sibling's tokens over with no spoofing at all"
         }
     }
 
@@ -47,6 +51,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .probeClobber: "a probe item per app (its account includes the bundle ID)"
         case .lostUpdate: "compare-and-swap: each write is an update if-version the version read; a conflict re-reads and retries"
         case .lockedDevice: "the cache writes its tokens afterFirstUnlock"
+        case .brokerSpoof: "each app keeps its tokens in its own app-ID group; single sign-on goes through the broker"
         }
     }
 
@@ -73,6 +78,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .probeClobber: try ProbeClobberScenario(store: store, mitigated: mitigated).run()
         case .lostUpdate: try LostUpdateScenario(store: store, mitigated: mitigated).run()
         case .lockedDevice: try LockedDeviceScenario(store: store, mitigated: mitigated, device: required(device)).run()
+        case .brokerSpoof: try BrokerSpoofScenario(store: store, mitigated: mitigated).run()
         }
     }
 

@@ -32,13 +32,16 @@ final class SimulatedSuite: Sendable {
     }
 
     /// An MSAL app of the shared cache group `com.microsoft.adalcache`.
+    /// - Parameter ownGroup: keep the tokens in the app's own app-ID group instead.
     func tokenApp(
-        _ bundleID: String, client: String, family: String?, accessibility: Accessibility = .whenUnlocked
+        _ bundleID: String, client: String, family: String?, accessibility: Accessibility = .whenUnlocked, ownGroup: Bool = false
     ) throws -> (app: SimulatedApp, cache: TokenCache) {
         let app = try app(bundleID, groups: [TokenCacheConfiguration.defaultSharingGroup])
         let cache = try TokenCache(
             keychain: app.keychain,
-            configuration: TokenCacheConfiguration(clientID: client, familyID: family, accessibility: accessibility),
+            configuration: TokenCacheConfiguration(
+                clientID: client, keychainSharingGroup: ownGroup ? "\(team.rawValue).\(bundleID)" : TokenCacheConfiguration.defaultSharingGroup,
+                familyID: family, accessibility: accessibility),
             now: clock.function)
         return (app, cache)
     }

@@ -12,6 +12,8 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable, Codable, CustomString
     case duplicateItem = -25299
     /// errSecItemNotFound: nothing matched.
     case itemNotFound = -25300
+    /// errSecAuthFailed: authentication was refused (the broker refusing a spoofed caller).
+    case authFailed = -25293
     /// errSecInteractionNotAllowed: the keychain is locked and no UI may be shown.
     case interactionNotAllowed = -25308
     /// errSecDecode: a stored item could not be decoded.
@@ -32,6 +34,7 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable, Codable, CustomString
         case .notAvailable: "errSecNotAvailable"
         case .duplicateItem: "errSecDuplicateItem"
         case .itemNotFound: "errSecItemNotFound"
+        case .authFailed: "errSecAuthFailed"
         case .interactionNotAllowed: "errSecInteractionNotAllowed"
         case .decode: "errSecDecode"
         case .missingEntitlement: "errSecMissingEntitlement"

@@ -29,7 +29,7 @@ public enum ExampleSuite {
         App(name: "Contoso Mail", folder: "mail", bundleID: "com.contoso.mail", familyID: "1",
             broker: true, certificateAuth: true, privileged: true),
         App(name: "Contoso Calendar", folder: "calendar", bundleID: "com.contoso.calendar", familyID: "1",
-            broker: false, certificateAuth: false, privileged: false),
+            broker: true, certificateAuth: false, privileged: false),
         App(name: "Contoso Notes", folder: "notes", bundleID: "com.contoso.notes", familyID: nil,
             broker: false, certificateAuth: false, privileged: false),
     ]

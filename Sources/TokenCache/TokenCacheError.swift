@@ -15,6 +15,9 @@ public enum TokenCacheError: Error, Sendable, Equatable, CustomStringConvertible
     case invalidArgument(String)
     /// The keychain refused; its status (errSecMissingEntitlement, ...) is reported as is.
     case keychain(KeychainError)
+    /// The broker refused the request or its answer failed the app's checks; the message says
+    /// which, naming the bundle IDs involved.
+    case broker(String)
 
     /// What went wrong, for people; never contains a token.
     public var message: String {
@@ -28,6 +31,8 @@ public enum TokenCacheError: Error, Sendable, Equatable, CustomStringConvertible
         case .invalidImport(let section, let key, let reason):
             "cannot import the cache: \(section)" + (key.map { "['\($0)']" } ?? "") + ": \(reason); nothing was written"
         case .invalidArgument(let message):
+            message
+        case .broker(let message):
             message
         case .keychain(let error):
             error.message
@@ -47,6 +52,7 @@ extension TokenCacheError: StatusReporting {
         case .invalidCacheItem: .decode
         case .invalidImport, .invalidArgument: .param
         case .keychain(let error): error.status
+        case .broker: .authFailed
         }
     }
 

@@ -8,6 +8,8 @@ public enum TokenSource: String, Sendable, Hashable, Codable, CustomStringConver
     case refreshToken = "refresh_token"
     /// Redeemed the family refresh token another app of the family may have written (SSO).
     case familyRefreshToken = "family_refresh_token"
+    /// Answered by the broker (Microsoft Authenticator), decrypted with the app's broker key.
+    case broker
 
     /// The raw value (`family_refresh_token`).
     public var description: String { rawValue }

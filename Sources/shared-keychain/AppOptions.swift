@@ -51,8 +51,9 @@ struct AppOptions: ParsableArguments {
         if let app = try suiteApp() { return try app.identity() }
         let installed = try installedApp(global)
         let identity = try Self.identity(of: bundleID, team: teamID, entitlements: entitlements, installed: installed)
-        if installed == nil {
-            // Nothing vouches for an ad-hoc app's bundle ID: say so where people look.
+        if installed == nil, !global.json {
+            // Nothing vouches for an ad-hoc app's bundle ID: say so where people look (JSON
+            // runs keep standard error for JSON errors; the audit marks them either way).
             Output.standardError.write(
                 "note: \(bundleID) is not installed on this device; acting as an ad-hoc app of team \(identity.teamID.rawValue) (groups: \(identity.accessGroupNames.joined(separator: ", ")))\n")
         }

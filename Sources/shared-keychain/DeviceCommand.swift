@@ -14,6 +14,7 @@ struct DeviceCommand: ParsableCommand {
         subcommands: [
             DeviceInstallCommand.self, DeviceAppsCommand.self, DeviceUninstallCommand.self,
             DeviceLockCommand.self, DeviceUnlockCommand.self, DeviceRebootCommand.self, DeviceStatusCommand.self,
+            DeviceInstallBrokerCommand.self,
         ]
     )
 }
@@ -188,5 +189,23 @@ struct StateDirectoryDevice: DeviceControl {
     func setLock(_ state: DeviceLockState) throws {
         try Device(stateDirectory: global.stateDirectoryURL).setLockState(state)
         try lockShards(state.lockedClasses, global)
+    }
+}
+
+struct DeviceInstallBrokerCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "install-broker",
+        abstract: "Install the broker (Microsoft Authenticator) with its own keychain group, which no suite app can reach (-34018).",
+        discussion: "Apps set up for it (msauthv2 in LSApplicationQueriesSchemes, the msauth.<bundle id> URL scheme) then sign in through it with `token acquire` (--webview auto or broker).")
+
+    @OptionGroup var global: GlobalOptions
+
+    func execute() throws {
+        let broker = try Device(stateDirectory: global.stateDirectoryURL).installBroker()
+        if global.json {
+            Output.printJSON(broker)
+        } else {
+            Output.standardOutput.write("installed the broker \(broker.bundleID): \(broker.identity.accessGroupNames.joined(separator: ", "))\n")
+        }
     }
 }

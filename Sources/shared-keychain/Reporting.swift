@@ -18,6 +18,7 @@ extension KeychainStatus {
         case .io: 16
         case .decode: 17
         case .versionConflict: 18
+        case .authFailed: 19
         }
     }
 }

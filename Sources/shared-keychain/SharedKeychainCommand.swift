@@ -18,7 +18,7 @@ struct SharedKeychainCommand: ParsableCommand {
             use in its state directory and reuses until `keyring stop`.
             """,
         subcommands: [ItemCommand.self, TokenCommand.self, DeviceCommand.self, CacheCommand.self, SuiteCommand.self, ScenarioCommand.self, HazardCommand.self,
-                      AuditCommand.self, SnapshotCommand.self, RestoreCommand.self, KeyringCommand.self, LoadCommand.self, LoadWorkerCommand.self, WatchCommand.self, ScenarioWorkerCommand.self]
+                      AuditCommand.self, SnapshotCommand.self, RestoreCommand.self, KeyringCommand.self, LoadCommand.self, LoadWorkerCommand.self, WatchCommand.self, ScenarioWorkerCommand.self, BrokerServeCommand.self]
     )
 
     /// Refuses arguments that are not valid UTF-8 before parsing: Swift would decode them with

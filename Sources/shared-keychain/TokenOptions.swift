@@ -81,6 +81,8 @@ struct AuthenticationJSON: Encodable {
     let expiresOn: Date
     let tenantID: String
     let source: String
+    /// With source `broker`: whether the broker had to sign the user in (it held no account).
+    var brokerPrompted: Bool?
 
     init(_ result: AuthenticationResult, options: TokenOptions) {
         account = result.account
@@ -98,7 +100,7 @@ struct AuthenticationJSON: Encodable {
         access token: \(accessToken)
         scopes:       \(scopes.joined(separator: " "))
         expires:      \(expiresOn.formatted(.iso8601))
-        source:       \(source)
+        source:       \(source)\(brokerPrompted.map { $0 ? " (the broker signed the user in)" : " (the broker held the account: no prompt)" } ?? "")
 
         """
     }

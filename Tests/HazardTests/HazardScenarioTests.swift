@@ -201,3 +201,20 @@ struct LockedDeviceHazardTests {
         #expect(throws: HazardError.self) { try Hazard.lockedDevice.run(mitigated: false, on: store) }
     }
 }
+
+@Suite("Hazard: broker spoofing")
+struct BrokerSpoofHazardTests {
+    @Test(arguments: Backend.memoryAndKeyring)
+    func theBrokerRefusesSpoofingButTheSharedGroupNeedsNone(_ backend: Backend) throws {
+        let store = try backend.makeStore()
+        let open = try Hazard.brokerSpoof.run(mitigated: false, on: store)
+        #expect(open.steps.contains { $0.contains("refused, errSecAuthFailed") && $0.contains("belongs to com.contoso.mail") })
+        #expect(open.steps.contains { $0.contains("from its cache: ok (family_refresh_token), no broker, no check") })
+        #expect(open.losses == [AppLoss(app: "com.contoso.mail", lost: 1, unit: "signed-in accounts", causedBy: ["com.contoso.calendar"])])
+
+        let mitigated = try Hazard.brokerSpoof.run(mitigated: true, on: store)
+        #expect(mitigated.losses.isEmpty)
+        #expect(mitigated.metric("tokens taken without the broker's check") == 0)
+        #expect(mitigated.steps.contains { $0.contains("single sign-on without a prompt, checked by the broker") })
+    }
+}

@@ -15,7 +15,7 @@ struct ExampleSuiteTests {
         #expect(suite.apps.map(\.bundleID) == ["com.contoso.mail", "com.contoso.calendar", "com.contoso.notes"])
         #expect(Set(suite.apps.map(\.clientID)).count == 1)
         #expect(suite.apps.map(\.familyID) == ["1", "1", nil])
-        #expect(suite.apps.map(\.usesBroker) == [true, false, false])
+        #expect(suite.apps.map(\.usesBroker) == [true, true, false])
         let report = SuiteChecker.check(suite)
         #expect(report.findings == [], "\(report.text)")
         #expect(report.summaryLine == "0 errors, 0 warnings")

@@ -1,0 +1,248 @@
+import Crypto
+import Foundation
+import SharedKeychain
+
+/// Signing in through the broker (Microsoft Authenticator), as REFERENCE 6 describes: the app
+/// sends `msauthv2://broker?...` with its client ID, redirect URI, scopes and a per-app broker
+/// key it keeps in its own keychain; the broker answers on the redirect URI with the token
+/// response encrypted under that key, its hash and a nonce; the app decrypts, checks the hash
+/// and caches the tokens in its group.
+public struct BrokerRequest: Sendable, Hashable {
+    public var clientID: String
+    public var redirectURI: String
+    public var scopes: [String]
+    public var correlationID: String
+    public var loginHint: String?
+    /// The app's broker key (256 bits).
+    public var brokerKey: Data
+    /// The client's family as the emulated server knows it from the app registration (real
+    /// requests do not carry it: eSTS knows it). The broker's answer then has a family
+    /// refresh token, as the server's `foci` field makes MSAL write one.
+    public var familyID: String?
+    public static let protocolVersion = "3"
+
+    /// `msauthv2://broker?client_id=...&redirect_uri=...&request_scopes=...&msg_protocol_ver=3&...`
+    public var url: String {
+        var components = URLComponents()
+        components.scheme = "msauthv2"
+        components.host = "broker"
+        components.queryItems = [
+            URLQueryItem(name: "client_id", value: clientID),
+            URLQueryItem(name: "redirect_uri", value: redirectURI),
+            URLQueryItem(name: "request_scopes", value: scopes.joined(separator: " ")),
+            URLQueryItem(name: "msg_protocol_ver", value: Self.protocolVersion),
+            URLQueryItem(name: "correlation_id", value: correlationID),
+            URLQueryItem(name: "broker_key", value: Base64URL.encode(brokerKey)),
+        ] + (loginHint.map { [URLQueryItem(name: "login_hint", value: $0)] } ?? [])
+            + (familyID.map { [URLQueryItem(name: "x_emulated_family_id", value: $0)] } ?? [])
+        return components.string ?? ""
+    }
+
+    public init(
+        clientID: String, redirectURI: String, scopes: [String], correlationID: String, loginHint: String?, brokerKey: Data,
+        familyID: String? = nil
+    ) {
+        self.familyID = familyID
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.correlationID = correlationID
+        self.loginHint = loginHint
+        self.brokerKey = brokerKey
+    }
+
+    /// A request from its URL; malformed ones are refused with what is wrong.
+    public init(url: String) throws(TokenCacheError) {
+        guard let components = URLComponents(string: url), components.scheme == "msauthv2", components.host == "broker" else {
+            throw .broker("not a broker request (msauthv2://broker?...): \(url.prefix(80))")
+        }
+        let items = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
+        func required(_ name: String) throws(TokenCacheError) -> String {
+            guard let value = items[name], !value.isEmpty else { throw .broker("the broker request has no \(name)") }
+            return value
+        }
+        guard let key = Base64URL.decode(try required("broker_key")), key.count == 32 else {
+            throw .broker("the broker request's broker_key is not a 256-bit key")
+        }
+        self.init(
+            clientID: try required("client_id"), redirectURI: try required("redirect_uri"),
+            scopes: try required("request_scopes").split(separator: " ").map(String.init),
+            correlationID: try required("correlation_id"), loginHint: items["login_hint"], brokerKey: key,
+            familyID: items["x_emulated_family_id"])
+    }
+
+    /// The bundle ID a redirect URI names: `msauth.<bundle>://auth`, or the legacy
+    /// `<scheme>://<bundle>`; nil for anything else (universal links name no app).
+    public static func bundleID(inRedirectURI uri: String) -> String? {
+        guard let components = URLComponents(string: uri), let scheme = components.scheme else { return nil }
+        if scheme.hasPrefix("msauth."), components.host == "auth" { return String(scheme.dropFirst("msauth.".count)) }
+        if scheme != "https", scheme != "msauth", let host = components.host, host.contains(".") { return host }
+        return nil
+    }
+}
+
+/// The token response the broker sends, before encryption.
+struct BrokerPayload: Codable, Sendable {
+    var homeAccountID: String
+    var objectID: String
+    var tenantID: String
+    var username: String
+    var name: String
+    var clientID: String
+    var environment: String
+    var scopes: [String]
+    var accessToken: String
+    var refreshToken: String
+    var idToken: String
+    var issuedAt: Date
+    var expiresOn: Date
+    var extendedExpiresOn: Date
+    var familyID: String?
+    /// Whether the broker had to prompt the user (it had no account for the hint).
+    var prompted: Bool
+
+    init(_ response: TokenResponse, prompted: Bool) {
+        homeAccountID = response.user.homeAccountID
+        objectID = response.user.objectID
+        tenantID = response.user.tenantID
+        username = response.user.username
+        name = response.user.name
+        clientID = response.clientID
+        environment = response.environment
+        scopes = response.scopes
+        accessToken = response.accessToken
+        refreshToken = response.refreshToken
+        idToken = response.idToken
+        issuedAt = response.issuedAt
+        expiresOn = response.expiresOn
+        extendedExpiresOn = response.extendedExpiresOn
+        familyID = response.familyID
+        self.prompted = prompted
+    }
+
+    var response: TokenResponse {
+        TokenResponse(
+            user: IssuedUser(homeAccountID: homeAccountID, objectID: objectID, tenantID: tenantID, username: username, name: name),
+            clientID: clientID, environment: environment, familyID: familyID, scopes: scopes, accessToken: accessToken,
+            refreshToken: refreshToken, idToken: idToken, issuedAt: issuedAt, expiresOn: expiresOn,
+            extendedExpiresOn: extendedExpiresOn)
+    }
+}
+
+extension TokenCache {
+    /// Where the app keeps its broker key: its own app-ID group, which no other app reaches.
+    static let brokerKeyAccount = "msal.broker.key"
+    static let brokerKeyService = "com.microsoft.msal.broker"
+
+    /// The app's broker key, made on first use and kept in the app's own keychain group.
+    public func brokerKey() throws(TokenCacheError) -> Data {
+        let group = keychain.app.appIDGroup.rawValue
+        let query = KeychainQuery(group: group, account: Self.brokerKeyAccount, service: Self.brokerKeyService)
+        if let found = try items(matching: query).first { return found.data }
+        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        do {
+            try keychain.add(NewItem(account: Self.brokerKeyAccount, service: Self.brokerKeyService, group: group, data: key))
+            return key
+        } catch {
+            guard case .duplicateItem = error else { throw .keychain(error) }
+            return try items(matching: query).first?.data ?? key
+        }
+    }
+
+    /// A broker request for `account` (a login hint) from this app, presenting `redirectURI`.
+    public func brokerRequest(loginHint: String?, scopes: [String], redirectURI: String) throws(TokenCacheError) -> BrokerRequest {
+        BrokerRequest(
+            clientID: clientID, redirectURI: redirectURI, scopes: try Self.normalized(scopes),
+            correlationID: UUID().uuidString.lowercased(), loginHint: loginHint, brokerKey: try brokerKey(),
+            familyID: configuration.familyID)
+    }
+
+    /// Takes the broker's answer to `request`: decrypts it with this app's broker key, checks
+    /// its hash, and caches the tokens in the group as a sign-in would.
+    public func acceptBrokerResponse(_ url: String, to request: BrokerRequest) throws(TokenCacheError) -> AuthenticationResult {
+        guard let components = URLComponents(string: url) else { throw .broker("the broker's answer is not a URL") }
+        let items = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
+        if let error = items["error_description"] { throw .broker("the broker refused: \(error)") }
+        guard let sealed = items["response"].flatMap(Base64URL.decode), let hash = items["hash"] else {
+            throw .broker("the broker's answer has no response or hash")
+        }
+        let plain: Data
+        do {
+            plain = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: SymmetricKey(data: request.brokerKey))
+        } catch {
+            throw .broker("the broker's response cannot be decrypted with this app's broker key: it was not meant for \(keychain.app.bundleID)")
+        }
+        guard Self.hashHex(plain) == hash.lowercased() else { throw .broker("the broker's response does not match its hash") }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        guard let payload = try? decoder.decode(BrokerPayload.self, from: plain), payload.clientID == clientID else {
+            throw .broker("the broker's response is not a token response for client \(clientID)")
+        }
+        let response = payload.response
+        try save(response, over: try existingObjects(homeAccountID: response.user.homeAccountID))
+        return result(of: response, source: .broker)
+    }
+
+    static func hashHex(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// The broker app's side: it knows the caller from the device (never from the request), keeps
+/// its own tokens in its own keychain group, and answers each app on its redirect URI.
+public struct BrokerService: Sendable {
+    /// The broker's own cache, in its own group.
+    public let cache: TokenCache
+
+    public init(cache: TokenCache) {
+        self.cache = cache
+    }
+
+    /// Answers `requestURL` from the app the device reports as `caller`: the response URL, or
+    /// a refusal when the redirect URI names another app. `prompt` stands for the sign-in UI
+    /// the broker shows when it holds no account for the hint.
+    public func handle(_ requestURL: String, caller: String) throws(TokenCacheError) -> (url: String, prompted: Bool) {
+        let request = try BrokerRequest(url: requestURL)
+        guard let named = BrokerRequest.bundleID(inRedirectURI: request.redirectURI) else {
+            throw .broker("the broker refuses redirect URI \(request.redirectURI): it names no app (expected msauth.\(caller)://auth)")
+        }
+        guard named.lowercased() == caller.lowercased() else {
+            throw .broker("the broker refuses: the request comes from \(caller), but its redirect URI \(request.redirectURI) belongs to \(named)")
+        }
+        guard let hint = request.loginHint, !hint.isEmpty else { throw .broker("the broker needs a login hint in this emulation") }
+        // The broker's own account for the user, else it signs the user in (its prompt).
+        var prompted = false
+        let known = try cache.accounts().first { $0.username.lowercased() == hint.lowercased() || $0.homeAccountID == hint }
+        let user: IssuedUser
+        if let known {
+            user = cache.issuer.user(for: known)
+        } else {
+            let result = try cache.signIn(username: hint)
+            user = cache.issuer.user(for: result.account)
+            prompted = true
+        }
+        let response = cache.issuer.issue(
+            to: user, clientID: request.clientID, familyID: request.familyID, environment: cache.environment, scopes: request.scopes,
+            at: cache.now())
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        let plain: Data
+        let sealed: Data
+        do {
+            plain = try encoder.encode(BrokerPayload(response, prompted: prompted))
+            guard let combined = try AES.GCM.seal(plain, using: SymmetricKey(data: request.brokerKey)).combined else {
+                throw TokenCacheError.broker("cannot seal the broker response")
+            }
+            sealed = combined
+        } catch {
+            throw .broker("cannot encrypt the broker response: \(error)")
+        }
+        var components = URLComponents(string: request.redirectURI) ?? URLComponents()
+        components.queryItems = [
+            URLQueryItem(name: "response", value: Base64URL.encode(sealed)),
+            URLQueryItem(name: "hash", value: TokenCache.hashHex(plain)),
+            URLQueryItem(name: "broker_nonce", value: UUID().uuidString.lowercased()),
+        ]
+        return (components.string ?? request.redirectURI, prompted)
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Device
+import Foundation
+import TokenCache
+
+/// The broker as its own process: `token acquire` on the device launches it with the caller's
+/// bundle ID (as iOS reports the calling app) and the request on standard input; it answers
+/// with the response URL as JSON on standard output.
+struct BrokerServeCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(commandName: "broker-serve", shouldDisplay: false)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "The calling app's bundle ID, as the device reports it.")
+    var caller: String
+
+    func execute() throws {
+        let device = Device(stateDirectory: global.stateDirectoryURL)
+        guard let broker = try device.app(Device.brokerBundleID) else {
+            throw UsageFailure(message: "the broker is not installed on this device (`shared-keychain device install-broker`)")
+        }
+        let request = readLine(strippingNewline: true) ?? ""
+        let keychain = try KeychainSession(global).keychain(for: broker.identity)
+        let cache = try TokenCache(
+            keychain: keychain,
+            configuration: TokenCacheConfiguration(clientID: broker.clientID, keychainSharingGroup: broker.sharingGroup, familyID: broker.familyID))
+        let answer = try BrokerService(cache: cache).handle(request, caller: caller)
+        Output.printJSON(BrokerAnswer(url: answer.url, prompted: answer.prompted))
+    }
+}
+
+/// The broker process's error, as `--json` writes it on standard error.
+private struct BrokerFailure: Decodable {
+    struct Detail: Decodable { let message: String }
+    let error: Detail
+}
+
+/// What the broker process prints.
+struct BrokerAnswer: Codable {
+    let url: String
+    let prompted: Bool
+}
+
+extension TokenOptions {
+    /// Sends `request` to the broker process as the device would, with `caller` from the
+    /// device; returns its answer, or the broker's refusal.
+    static func callBroker(_ request: BrokerRequest, caller: String, _ global: GlobalOptions) throws -> BrokerAnswer {
+        let process = Process()
+        process.executableURL = GlobalOptions.executable
+        process.arguments = ["broker-serve", "--caller", caller, "--json"] + global.workerArguments
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data((request.url + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let answer = output.fileHandleForReading.readDataToEndOfFile()
+        let failure = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let body = try? JSONDecoder().decode(BrokerFailure.self, from: failure)
+            throw TokenCacheError.broker(body?.error.message ?? "the broker exited with status \(process.terminationStatus)")
+        }
+        guard let decoded = try? JSONDecoder().decode(BrokerAnswer.self, from: answer) else {
+            throw TokenCacheError.broker("the broker's answer is not readable")
+        }
+        return decoded
+    }
+}
