@@ -20,6 +20,9 @@ public enum DeviceAction: String, Sendable, Hashable, CaseIterable, CustomString
 /// The device a scenario's `device:` steps act on. The CLI's is the state directory's device
 /// and private keyring; without one, a scenario with device steps is refused before it starts.
 public protocol ScenarioDevice: Sendable {
+    /// Why `action` cannot be done on this device, or nil: asked for every device step before
+    /// the scenario starts.
+    func refusal(of action: DeviceAction) -> String?
     /// Does `action`; returns what it did, for the timeline (`locked the device`).
     func perform(_ action: DeviceAction) throws -> String
 }

@@ -36,8 +36,12 @@ public struct ScenarioRunner: Sendable {
     public func run(
         launcher: AppLauncher, onEvent: @escaping @Sendable (TimelineEvent) -> Void = { _ in }
     ) throws(ScenarioError) -> ScenarioReport {
-        if device == nil, let number = scenario.steps.firstIndex(where: { if case .device = $0 { true } else { false } }) {
-            throw .invalidStep(path: scenario.file.path, step: number + 1, reason: "device steps need a device: run the scenario with the CLI (its state directory is the device)")
+        for (index, step) in scenario.steps.enumerated() {
+            guard case .device(let action) = step else { continue }
+            guard let device else {
+                throw .invalidStep(path: scenario.file.path, step: index + 1, reason: "device steps need a device: run the scenario with the CLI (its state directory is the device)")
+            }
+            if let refusal = device.refusal(of: action) { throw .invalidStep(path: scenario.file.path, step: index + 1, reason: refusal) }
         }
         let apps = try launch(launcher)
         defer { apps.values.forEach { $0.close() } }
@@ -186,7 +190,7 @@ private final class Run: Sendable {
             do {
                 control(step: number, app: "*", operation: "device \(action)", note: try device.perform(action))
             } catch {
-                throw .appFailed(app: "device", reason: "\(action) failed: \(error)")
+                throw .appFailed(app: "device", reason: "\(action) failed: \((error as? CustomStringConvertible)?.description ?? "\(error)")")
             }
         }
     }

@@ -30,9 +30,10 @@ struct CommandFailure: StatusReporting {
 }
 
 /// A failure of the CLI's own (bad input it reads itself), reported like a Keychain status.
-struct UsageFailure: StatusReporting {
+struct UsageFailure: StatusReporting, CustomStringConvertible {
     let message: String
     var status: KeychainStatus { .param }
+    var description: String { message }
 }
 
 /// A command whose failures are reported with their Keychain status: text or JSON on standard

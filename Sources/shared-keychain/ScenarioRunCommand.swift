@@ -117,6 +117,14 @@ struct ScenarioWorkerCommand: ReportingCommand {
 struct StateDirectoryScenarioDevice: ScenarioDevice {
     let global: GlobalOptions
 
+    func refusal(of action: DeviceAction) -> String? {
+        switch action {
+        case .lock, .unlock, .reboot: nil
+        case .killDaemon, .stopDaemon, .resumeDaemon:
+            global.keyring == .private ? nil : "device: \(action) needs the private keyring (this run uses --keyring \(global.keyring.rawValue))"
+        }
+    }
+
     func perform(_ action: DeviceAction) throws -> String {
         let device = StateDirectoryDevice(global: global)
         switch action {
@@ -132,9 +140,6 @@ struct StateDirectoryScenarioDevice: ScenarioDevice {
             try device.setLock(DeviceLockState(locked: true, unlockedSinceBoot: false))
             return "the device rebooted: locked, not unlocked since boot"
         case .killDaemon, .stopDaemon, .resumeDaemon:
-            guard global.keyring == .private else {
-                throw UsageFailure(message: "device: \(action) needs the private keyring (this run uses --keyring \(global.keyring.rawValue))")
-            }
             guard let pid = KeychainSession.privateKeyring(global).status().pid else {
                 throw UsageFailure(message: "device: \(action): the private keyring's daemon is not running")
             }

@@ -21,6 +21,29 @@ struct ScenarioRunnerTests {
         #expect(try store.items(matching: ItemQuery(groups: scenario.groups()), limit: nil).isEmpty)
     }
 
+    /// A device that can lock but has no daemon to signal, and counts what it did.
+    final class LockOnlyDevice: ScenarioDevice {
+        func refusal(of action: DeviceAction) -> String? {
+            [.lock, .unlock, .reboot].contains(action) ? nil : "no daemon here"
+        }
+        func perform(_ action: DeviceAction) throws -> String { "did \(action)" }
+    }
+
+    @Test("a device that cannot do a step refuses the scenario before it starts, naming the step")
+    func deviceRefusesBeforeStart() throws {
+        let examples = try Examples()
+        defer { examples.remove() }
+        let scenario = try Scenario.load(from: examples.scenario("locked-device"))
+        let store = InMemoryStore()
+        do {
+            _ = try ScenarioRunner(scenario: scenario, store: store, device: LockOnlyDevice()).run(launcher: .inProcess)
+            Issue.record("the scenario ran")
+        } catch {
+            #expect(error.description.contains("step 6: no daemon here"), "\(error)")
+        }
+        #expect(try store.items(matching: ItemQuery(groups: scenario.groups()), limit: nil).isEmpty)
+    }
+
     @Test("wipe-all: the refresh job fails after the wipe and the wipe record names Calendar", arguments: Backend.memoryAndKeyring)
     func wipeAll(backend: Backend) throws {
         let examples = try Examples()
