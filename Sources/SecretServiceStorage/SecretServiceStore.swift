@@ -8,10 +8,12 @@ import Synchronization
 ///
 /// Each ``StoredItem`` is one Secret Service item with the searchable string attributes
 /// `access-group`, `account`, `service`, `generic` (base64), `type` (decimal) and `creator`
-/// (the last three absent when nil), plus `xdg:schema` = `org.sharedkeychain.GenericPassword`.
+/// (the last three absent when nil), `accessible` (Apple's class value, absent for the default
+/// `whenUnlocked`), plus `xdg:schema` = `org.sharedkeychain.GenericPassword`.
 /// Its label is the item's label, or "account @ service". The secret is an ``ItemEnvelope``
-/// holding the whole record, so listing N items costs one path search per group and ONE
-/// `GetSecrets`, never one D-Bus proxy per item.
+/// holding the whole record, so listing N items costs a path search per shard searched (or one
+/// service-wide search) and ONE `GetSecrets`, never one D-Bus proxy per item. In the per-group
+/// layout a group spreads over shards (``Layout/collectionPerGroup(masterPassword:)``).
 ///
 /// - Atomicity: `add`, `update` and `delete` run under an exclusive `flock` per access group in
 ///   ``Configuration/lockDirectory``, so "check the key, then create" holds across threads and
@@ -284,137 +286,5 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
         case .staleSession, .noSuchObject, .other:
             return .backend(domain: failure.domain, code: failure.code, message: "\(failure.call): \(failure.message)")
         }
-    }
-
-    // MARK: Reading
-
-    /// One found item with where it lives.
-    struct Fetched {
-        let path: String
-        let envelope: ItemEnvelope
-    }
-
-    /// Every item matching `query`: one path search per group, then ONE GetSecrets. Ordered like
-    /// InMemoryStore: each group in insertion order, groups in query order, and across several
-    /// groups by creation date (a stable sort keeps the rest).
-    func fetch(_ query: ItemQuery, writing: Bool, _ service: ServiceHandle) throws -> [Fetched] {
-        let groups = Self.unique(query.groups)
-        var pathsByGroup: [[String]] = []
-        for group in groups {
-            pathsByGroup.append(try searchUnlocked(ItemAttributes.matching(query, in: group), group: group, writing: writing, service))
-        }
-        let allPaths = pathsByGroup.flatMap { $0 }
-        guard !allPaths.isEmpty else { return [] }
-        let secrets: [String: Data]
-        do {
-            secrets = try client.secrets(service, paths: allPaths)
-        } catch {
-            // Deleted between the search and GetSecrets: search again.
-            if error.kind == .noSuchObject { throw RetryOperation() }
-            // Locked: a search of one collection does not tell locked items apart.
-            if error.kind == .locked, let path = allPaths.first { try handleLocked(CollectionDirectory.collection(ofItem: path), service) }
-            throw error
-        }
-        // gnome-keyring leaves out the secrets of locked items: a path missing from the answer
-        // was deleted meanwhile (skipped below), or sits in a locked collection.
-        let missing = Set(allPaths.filter { secrets[$0] == nil }.map(CollectionDirectory.collection(ofItem:)))
-        let locked = try missing.sorted().filter { try isLocked($0, service) }
-        if !locked.isEmpty { try handleLocked(locked, service) }
-        directory.noteUnlocked(Set(secrets.keys.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
-        let decoder = JSONDecoder()
-        var result: [Fetched] = []
-        result.reserveCapacity(allPaths.count)
-        for (group, paths) in zip(groups, pathsByGroup) {
-            var records: [Fetched] = []
-            records.reserveCapacity(paths.count)
-            for path in paths {
-                guard let bytes = secrets[path] else { continue }
-                let envelope: ItemEnvelope
-                do {
-                    envelope = try ItemEnvelope.decode(bytes, using: decoder)
-                } catch {
-                    // Garbage from a session the restarted daemon gave to someone else, or a
-                    // damaged item: only the first is worth a reconnect.
-                    try ensureSameDaemon(service)
-                    throw StorageError.corruptItem(location: path, reason: error.reason)
-                }
-                guard envelope.item.group == group, query.matches(envelope.item) else {
-                    throw StorageError.corruptItem(
-                        location: path, reason: "its attributes do not match the record in its secret")
-                }
-                records.append(Fetched(path: path, envelope: envelope))
-            }
-            records.sort { ($0.envelope.sequence, $0.path) < ($1.envelope.sequence, $1.path) }
-            result += records
-        }
-        if groups.count > 1 {
-            result.sort { $0.envelope.item.creationDate < $1.envelope.item.creationDate }
-        }
-        return result
-    }
-
-    /// The items of `group` matching `attributes`. In the per-group layout only the group's
-    /// shards that may hold them are searched, each on its own: gnome-keyring's service-wide
-    /// search walks every item of every collection, so each call would cost what ALL groups
-    /// hold. A search of one collection cannot tell locked items apart; a locked collection
-    /// shows when their secrets are read or written, or (nothing found) through its `Locked`
-    /// property. `searched` receives the collections searched (nil: the whole service).
-    func search(
-        _ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle
-    ) throws -> SecretServiceClient.SearchResult {
-        try searchShards(attributes, group: group, writing: writing, service).found
-    }
-
-    /// ``search(_:group:writing:_:)`` with the collections searched one by one (nil: one search
-    /// of the whole service).
-    func searchShards(
-        _ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle
-    ) throws -> (found: SecretServiceClient.SearchResult, searched: [String]?) {
-        guard let plan = try searchPlan(attributes, group: group, writing: writing, service) else {
-            return (try client.searchPaths(service, attributes: attributes), nil)
-        }
-        try ensureUnlocked(plan.collections, service)
-        if plan.serviceWide {
-            let found = try client.searchPaths(service, attributes: attributes)
-            let shards = Set(plan.collections)
-            let inShard = { (path: String) in shards.contains(CollectionDirectory.collection(ofItem: path)) }
-            return (SecretServiceClient.SearchResult(unlocked: found.unlocked.filter(inShard), locked: found.locked.filter(inShard)), nil)
-        }
-        var unlocked: [String] = []
-        for collection in plan.collections {
-            do {
-                unlocked += try client.searchPaths(service, collection: collection, attributes: attributes)
-            } catch {
-                guard error.kind == .noSuchObject else { throw error }
-                // Deleted by another process's wipe since we found it: nothing there now.
-                directory.forget(group)
-            }
-        }
-        return (SecretServiceClient.SearchResult(unlocked: unlocked, locked: []), plan.collections)
-    }
-
-    /// The unlocked items matching `attributes`. Locked matches, or an empty result while the
-    /// group's collection is locked (which hides items from some services), go through
-    /// ``handleLocked(_:_:)``: never an empty answer for a locked collection.
-    func searchUnlocked(_ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle) throws -> [String] {
-        let (found, searched) = try searchShards(attributes, group: group, writing: writing, service)
-        if !found.locked.isEmpty {
-            try handleLocked(found.locked.map(CollectionDirectory.collection(ofItem:)), service)
-        }
-        if found.unlocked.isEmpty {
-            // A writer whose index names no shard: nothing is there to change, and a write that
-            // follows meets the lock itself. (A reader still learns of the lock: never [].)
-            if writing, searched?.isEmpty == true, configuration.layout.masterPassword != nil { return [] }
-            // One extra call per collection searched, only when nothing was found.
-            let collections = searched.flatMap { $0.isEmpty ? nil : $0 } ?? [relevantCollection(for: group)]
-            let locked = try collections.filter { try isLocked($0, service) }
-            if !locked.isEmpty { try handleLocked(locked, service) }
-            return []
-        }
-        if configuration.layout.masterPassword == nil {
-            // A search of one collection (per-group layout) does not tell; reading secrets does.
-            directory.noteUnlocked(Set(found.unlocked.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
-        }
-        return found.unlocked
     }
 }

@@ -5,10 +5,13 @@ extension SecretServiceStore {
         /// Every item in the collection behind the `default` alias: the user's desktop keyring.
         /// Deletes go item by item.
         case defaultCollection
-        /// Each access group in its own persistent collection, created (and unlocked after a
+        /// Each access group in persistent collections of its own: shards of at most
+        /// ``Configuration/shardCapacity`` items per protection class, found through the shard
+        /// index beside the group's lock (see ``ShardIndex``), created (and unlocked after a
         /// daemon restart) with `masterPassword`, without a prompt, through gnome-keyring's
-        /// private interface. Deleting a whole group deletes its collection in one call. Only
-        /// for a keyring this tool runs itself (see ``PrivateKeyring``).
+        /// private interface. A write costs what one shard holds; deleting a whole group
+        /// deletes its shards, one call each. Only for a keyring this tool runs itself (see
+        /// ``PrivateKeyring``).
         case collectionPerGroup(masterPassword: String)
         /// Every item in gnome-keyring's in-memory `session` collection, which a running daemon
         /// has unlocked and needs no prompt; nothing survives the daemon. Deletes go item by
