@@ -158,7 +158,7 @@ let package = Package(
         .testTarget(
             name: "PropertyTests",
             dependencies: [
-                "SharedKeychain", "KeychainStorage", "KeychainTestSupport", "SuiteManifest", "TokenCache", "LoadGeneration",
+                "SharedKeychain", "KeychainStorage", "KeychainTestSupport", "SuiteManifest", "TokenCache", "LoadGeneration", "SecretServiceStorage",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
