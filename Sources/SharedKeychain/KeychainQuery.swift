@@ -33,13 +33,18 @@ public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
 
 /// How many matches `copyMatching` returns (`kSecMatchLimitOne` / `kSecMatchLimitAll`).
 public enum MatchLimit: Sendable, Hashable {
+    /// `kSecMatchLimitOne`.
     case one
+    /// `kSecMatchLimitAll`.
     case all
+    /// A number as `kSecMatchLimit`: at most this many matches (at least 1).
+    case count(Int)
 
     var count: Int? {
         switch self {
         case .one: 1
         case .all: nil
+        case .count(let number): max(number, 1)
         }
     }
 }

@@ -13,7 +13,20 @@ struct ItemSelectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only this access group, in full (TEAMID.com.x) or as $(AppIdentifierPrefix)com.x. Default: all the app's groups.", valueName: "group"))
     var group: String?
 
-    var query: KeychainQuery { KeychainQuery(group: group, account: account, service: service) }
+    @Option(help: "Match this generic attribute (kSecAttrGeneric), as text.")
+    var generic: String?
+
+    @Option(help: ArgumentHelp("Match this type attribute (kSecAttrType), an integer from 0 to 4294967295.", valueName: "type"))
+    var type: Int?
+
+    /// Range checks, reported with their status by the command's `checkInputs`.
+    func checkInputs() throws {
+        if let type { try InputValidation.check(type, "--type", in: 0...Int(UInt32.max)) }
+    }
+
+    var query: KeychainQuery {
+        KeychainQuery(group: group, account: account, service: service, generic: generic.map { Data($0.utf8) }, type: type)
+    }
 }
 
 /// Where new data comes from: exactly one of `--data`, `--data-file` and `--stdin`. Standard

@@ -13,6 +13,10 @@ struct ItemDeleteCommand: ReportingCommand {
     @OptionGroup var selection: ItemSelectionOptions
     @OptionGroup var policy: AuditPolicyOptions
 
+    func checkInputs() throws {
+        try selection.checkInputs()
+    }
+
     func execute() throws {
         let keychain = try KeychainSession(global).keychain(for: app.identity(global), policy: policy.load(global), adHoc: app.isAdHoc(global))
         let count = try keychain.delete(selection.query)

@@ -16,17 +16,35 @@ struct ItemGetCommand: ReportingCommand {
     @Flag(help: "Return every match (kSecMatchLimitAll) instead of the first.")
     var all = false
 
+    @Option(help: ArgumentHelp("Return at most this many matches (a number as kSecMatchLimit), oldest first.", valueName: "n"))
+    var limit: Int?
+
+    @Flag(help: "Print every attribute as JSON, without the data (kSecReturnAttributes alone).")
+    var attributes = false
+
+    func validate() throws {
+        if all, limit != nil { throw ValidationError("give --all or --limit, not both") }
+    }
+
+    func checkInputs() throws {
+        try selection.checkInputs()
+        if let limit { try InputValidation.check(limit, "--limit", in: 1...1_000_000) }
+    }
+
     func execute() throws {
         let keychain = try KeychainSession(global).keychain(for: app.identity(global))
-        let items = try keychain.copyMatching(selection.query, limit: all ? .all : .one)
-        if global.json {
-            let views = items.map { ItemJSON($0, includeData: true) }
-            if all { Output.printJSON(views) } else { Output.printJSON(views[0]) }
+        let matchLimit: MatchLimit = all ? .all : limit.map { .count($0) } ?? .one
+        let items = try keychain.copyMatching(selection.query, limit: matchLimit)
+        // One object for the first match; an array when more may come back.
+        let many = matchLimit != .one
+        if global.json || attributes {
+            let views = items.map { ItemJSON($0, includeData: !attributes) }
+            if many { Output.printJSON(views) } else { Output.printJSON(views[0]) }
             return
         }
         for item in items {
             Output.standardOutput.write(item.data)
-            if all || Output.standardOutputIsTerminal { Output.standardOutput.write("\n") }
+            if many || Output.standardOutputIsTerminal { Output.standardOutput.write("\n") }
         }
     }
 }

@@ -22,6 +22,10 @@ struct ItemUpdateCommand: ReportingCommand {
         "Update only if the item is still at this version (compare-and-swap).", valueName: "version"))
     var ifVersion: UInt64?
 
+    func checkInputs() throws {
+        try selection.checkInputs()
+    }
+
     func execute() throws {
         guard let data = try input.read() else {
             throw UsageFailure(message: "nothing to update: give the new data with --data TEXT, --data-file FILE or --stdin")

@@ -202,3 +202,31 @@ struct DeviceOwnerOperationTests {
         #expect(!text.contains("com.contoso.mail (ad-hoc)"))
     }
 }
+
+@Suite("End to end: item get limits, attribute output and filters")
+struct ItemGetOptionsTests {
+    @Test func limitAttributesAndFilters() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let app = ["--app", "com.contoso.limits", "--team", "ABCDE12345"]
+        for (account, type) in [("a", "1"), ("b", "2"), ("c", "2")] {
+            #expect(try cli.run(["item", "add", "--account", account, "--service", "s", "--type", type, "--generic", "g-\(account)", "--data", "secret-\(account)"] + app).status == 0)
+        }
+        let two = try #require(try cli.run(["item", "get", "--limit", "2", "--json"] + app).json() as? [[String: Any]])
+        #expect(two.map { $0["account"] as? String } == ["a", "b"])
+        let attributes = try cli.run(["item", "get", "--account", "b", "--attributes"] + app)
+        #expect(attributes.status == 0)
+        let object = try attributes.jsonObject()
+        #expect(object["account"] as? String == "b" && object["type"] as? Int == 2 && object["accessible"] as? String == "whenUnlocked")
+        #expect(object["data"] == nil && object["dataBase64"] == nil)
+        #expect(!attributes.output.contains("secret-b"))
+        let typed = try #require(try cli.run(["item", "get", "--all", "--type", "2", "--json"] + app).json() as? [[String: Any]])
+        #expect(typed.map { $0["account"] as? String } == ["b", "c"])
+        #expect(try cli.run(["item", "get", "--generic", "g-c"] + app).output == "secret-c")
+        #expect(try cli.run(["item", "delete", "--type", "1"] + app).status == 0)
+        #expect(try cli.run(["item", "get", "--account", "a"] + app).status == 11)
+        let bad = try cli.run(["item", "get", "--limit", "0"] + app)
+        #expect(bad.status == 10)
+        #expect(bad.standardError.contains("--limit"))
+    }
+}

@@ -46,6 +46,15 @@ struct KeychainConformanceTests {
         #expect(seen.creator == "com.contoso.mail")
     }
 
+    @Test("a numeric match limit returns at most that many, oldest first", arguments: Backend.allCases)
+    func numericMatchLimit(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        for index in 0..<3 { try suite.mail.add(token("user\(index)", data: "d\(index)")) }
+        #expect(try suite.mail.copyMatching(KeychainQuery(service: "refreshtoken-client--"), limit: .count(2)).map(\.account) == ["user0", "user1"])
+        #expect(try suite.mail.copyMatching(KeychainQuery(service: "refreshtoken-client--"), limit: .count(5)).count == 3)
+        #expect(try suite.mail.copyMatching(KeychainQuery(account: "user2"), limit: .count(2)).map(\.data) == [Data("d2".utf8)])
+    }
+
     /// Found by the operation-sequence property: with a match limit, the oldest match across
     /// ALL the app's groups comes first, even when a newer one sits in an earlier group.
     @Test(arguments: Backend.allCases)
