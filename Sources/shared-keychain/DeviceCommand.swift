@@ -9,7 +9,7 @@ import SuiteManifest
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "The device the state directory stands for: its apps, and its lock.",
+        abstract: "The device the state directory stands for: its apps, the broker, and its lock.",
         discussion: "An installed app's identity (bundle ID, team, keychain groups, app groups) is fixed when it is installed, as when an iOS app is signed: commands act as it with --app alone, and refuse --team or --entitlements that declare anything else.",
         subcommands: [
             DeviceInstallCommand.self, DeviceAppsCommand.self, DeviceUninstallCommand.self,
