@@ -1,7 +1,7 @@
 import Foundation
 
 /// The user the emulated issuer mints tokens for.
-struct IssuedUser: Sendable, Hashable {
+struct IssuedUser: Sendable, Hashable, Codable {
     var homeAccountID: String
     var objectID: String
     var tenantID: String

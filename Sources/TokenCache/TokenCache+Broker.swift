@@ -83,11 +83,7 @@ public struct BrokerRequest: Sendable, Hashable {
 
 /// The token response the broker sends, before encryption.
 struct BrokerPayload: Codable, Sendable {
-    var homeAccountID: String
-    var objectID: String
-    var tenantID: String
-    var username: String
-    var name: String
+    var user: IssuedUser
     var clientID: String
     var environment: String
     var scopes: [String]
@@ -102,11 +98,7 @@ struct BrokerPayload: Codable, Sendable {
     var prompted: Bool
 
     init(_ response: TokenResponse, prompted: Bool) {
-        homeAccountID = response.user.homeAccountID
-        objectID = response.user.objectID
-        tenantID = response.user.tenantID
-        username = response.user.username
-        name = response.user.name
+        user = response.user
         clientID = response.clientID
         environment = response.environment
         scopes = response.scopes
@@ -122,10 +114,9 @@ struct BrokerPayload: Codable, Sendable {
 
     var response: TokenResponse {
         TokenResponse(
-            user: IssuedUser(homeAccountID: homeAccountID, objectID: objectID, tenantID: tenantID, username: username, name: name),
-            clientID: clientID, environment: environment, familyID: familyID, scopes: scopes, accessToken: accessToken,
-            refreshToken: refreshToken, idToken: idToken, issuedAt: issuedAt, expiresOn: expiresOn,
-            extendedExpiresOn: extendedExpiresOn)
+            user: user, clientID: clientID, environment: environment, familyID: familyID, scopes: scopes,
+            accessToken: accessToken, refreshToken: refreshToken, idToken: idToken, issuedAt: issuedAt,
+            expiresOn: expiresOn, extendedExpiresOn: extendedExpiresOn)
     }
 }
 
