@@ -9,6 +9,10 @@ let package = Package(
     products: [
         .library(name: "SharedKeychain", targets: ["SharedKeychain"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
+        // Apple's SecItem API on Linux, and `Security`, which re-exports it so that iOS code
+        // with `import Security` compiles unchanged.
+        .library(name: "KeychainServices", targets: ["KeychainServices"]),
+        .library(name: "Security", targets: ["Security"]),
         .library(name: "LoadGeneration", targets: ["LoadGeneration"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "KeychainStorage", targets: ["KeychainStorage"]),
@@ -67,9 +71,20 @@ let package = Package(
         // Layer 4: the device a state directory stands for: the apps installed on it.
         .target(
             name: "Device",
-            dependencies: ["KeychainStorage", "SharedKeychain", "SuiteManifest"],
+            dependencies: [
+                "KeychainStorage", "SecretServiceStorage", "SharedKeychain", "SuiteManifest",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
+        // Layer 4: Apple's SecItem API (kSec* dictionaries, OSStatus) over the keychain core, for
+        // iOS keychain code on Linux; the app and the store come from the environment.
+        .target(
+            name: "KeychainServices",
+            dependencies: ["SharedKeychain", "Device", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strict),
         // Layer 4: load generation across simulated apps, in threads or processes.
         .target(
             name: "LoadGeneration",
@@ -123,7 +138,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SharedKeychainTests",
-            dependencies: ["SharedKeychain", "KeychainStorage", "SecretServiceStorage", "KeychainTestSupport"],
+            dependencies: ["SharedKeychain", "KeychainStorage", "SecretServiceStorage", "KeychainTestSupport", "KeychainServices"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

@@ -12,9 +12,12 @@ import SuiteManifest
 public struct Device: Sendable {
     /// Where the device keeps its registry.
     public let directory: URL
+    /// The state directory the device stands for (its private keyring lives there too).
+    public let stateDirectory: URL
 
     /// The device of the state directory `stateDirectory`.
     public init(stateDirectory: URL) {
+        self.stateDirectory = stateDirectory
         directory = stateDirectory.appendingPathComponent("device", isDirectory: true)
     }
 

@@ -28,7 +28,7 @@ struct BrokerSpoofScenario {
 
         let request = try mail.cache.brokerRequest(loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: "msauth.\(MicrosoftApps.mail)://auth")
         let answer = try broker.handle(request.url, caller: MicrosoftApps.mail)
-        try mail.cache.acceptBrokerResponse(answer.url, to: request)
+        _ = try mail.cache.acceptBrokerResponse(answer.url, to: request)
         report.step("\(MicrosoftApps.mail) signs \(MicrosoftApps.user) in through the broker; its tokens go to \(mail.cache.accessGroup)")
 
         let spoof = try calendar.cache.brokerRequest(loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: "msauth.\(MicrosoftApps.mail)://auth")
@@ -49,7 +49,7 @@ struct BrokerSpoofScenario {
             report.step("\(MicrosoftApps.calendar) acquires silently for \(MicrosoftApps.user): interaction_required; its group holds nothing of \(MicrosoftApps.mail)'s")
             let own = try calendar.cache.brokerRequest(loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: "msauth.\(MicrosoftApps.calendar)://auth")
             let reply = try broker.handle(own.url, caller: MicrosoftApps.calendar)
-            try calendar.cache.acceptBrokerResponse(reply.url, to: own)
+            _ = try calendar.cache.acceptBrokerResponse(reply.url, to: own)
             report.step("\(MicrosoftApps.calendar) asks the broker with its own redirect URI: single sign-on\(reply.prompted ? " after a prompt" : " without a prompt"), checked by the broker")
         }
         report.record("spoofed broker requests answered", 0)

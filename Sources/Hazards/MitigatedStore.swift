@@ -138,6 +138,6 @@ public final class MitigatedStore: ItemStore {
 extension ItemQuery {
     /// The same attributes, in `group` only.
     mutating func restrict(to group: String) {
-        self = ItemQuery(groups: [group], account: account, service: service, generic: generic, type: type)
+        self = restricted(to: [group])
     }
 }

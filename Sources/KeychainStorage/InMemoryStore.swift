@@ -75,6 +75,8 @@ public final class InMemoryStore: ItemStore, ItemWatching {
             let plan = try UpdatePlan(matched: matched, change: change, at: date) { key in
                 groups[key.group]?[Key(account: key.account, service: key.service)] != nil
             }
+            // A change of class may move an item under a protection the device enforces now.
+            try checkAccess(plan.replacements.map(\.new))
             for (old, new) in plan.replacements {
                 let oldKey = Key(account: old.account, service: old.service)
                 let newKey = Key(account: new.account, service: new.service)

@@ -12,6 +12,12 @@ public struct ItemChange: Sendable, Hashable {
     public var generic: Data?
     public var type: Int?
     public var label: String?
+    public var comment: String?
+    public var itemDescription: String?
+    public var creator: String?
+    /// A new class: the item moves to where that class is kept, and the device's lock applies.
+    public var accessibility: Accessibility?
+    public var synchronizable: Bool?
     public var data: Data?
     /// Apply only to items at this version (compare-and-swap); nil: unconditionally.
     public var ifVersion: UInt64?
@@ -22,6 +28,11 @@ public struct ItemChange: Sendable, Hashable {
         generic: Data? = nil,
         type: Int? = nil,
         label: String? = nil,
+        comment: String? = nil,
+        itemDescription: String? = nil,
+        creator: String? = nil,
+        accessibility: Accessibility? = nil,
+        synchronizable: Bool? = nil,
         data: Data? = nil,
         ifVersion: UInt64? = nil
     ) {
@@ -30,6 +41,11 @@ public struct ItemChange: Sendable, Hashable {
         self.generic = generic
         self.type = type
         self.label = label
+        self.comment = comment
+        self.itemDescription = itemDescription
+        self.creator = creator
+        self.accessibility = accessibility
+        self.synchronizable = synchronizable
         self.data = data
         self.ifVersion = ifVersion
     }
@@ -37,7 +53,9 @@ public struct ItemChange: Sendable, Hashable {
     /// True when the change sets nothing (Keychain Services calls that errSecParam); a
     /// precondition alone changes nothing.
     public var isEmpty: Bool {
-        account == nil && service == nil && generic == nil && type == nil && label == nil && data == nil
+        var unset = self
+        unset.ifVersion = nil
+        return unset == ItemChange()
     }
 
     /// True when the change can move an item to another primary key.
@@ -52,6 +70,11 @@ public struct ItemChange: Sendable, Hashable {
         if let generic { changed.generic = generic }
         if let type { changed.type = type }
         if let label { changed.label = label }
+        if let comment { changed.comment = comment }
+        if let itemDescription { changed.itemDescription = itemDescription }
+        if let creator { changed.creator = creator }
+        if let accessibility { changed.accessibility = accessibility }
+        if let synchronizable { changed.synchronizable = synchronizable }
         if let data { changed.data = data }
         changed.modificationDate = date
         changed.version = item.version &+ 1

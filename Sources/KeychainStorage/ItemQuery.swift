@@ -2,6 +2,10 @@ import Foundation
 
 /// Which items a storage operation acts on. Always scoped to explicit access groups: a backend
 /// never sees an unscoped query, so "every item in the store" cannot be expressed by accident.
+///
+/// Every attribute left nil matches any value. Account, service, generic and type are
+/// *searchable*: a backend may hand them to its own search (the Secret Service searches them as
+/// item attributes). The others are ``filters``, which a backend applies to what its search found.
 public struct ItemQuery: Sendable, Hashable {
     /// The groups to search, in the app's order. Never empty.
     public private(set) var groups: [String]
@@ -9,6 +13,43 @@ public struct ItemQuery: Sendable, Hashable {
     public var service: String?
     public var generic: Data?
     public var type: Int?
+    /// Matched after the search: label, comment, description, creator, class, synchronizable.
+    public var filters: Filters
+
+    /// The attributes a backend matches on the items its search found.
+    public struct Filters: Sendable, Hashable {
+        public var label: String?
+        public var comment: String?
+        public var itemDescription: String?
+        public var creator: String?
+        public var accessibility: Accessibility?
+        /// nil: both (`kSecAttrSynchronizableAny`).
+        public var synchronizable: Bool?
+
+        public init(
+            label: String? = nil, comment: String? = nil, itemDescription: String? = nil, creator: String? = nil,
+            accessibility: Accessibility? = nil, synchronizable: Bool? = nil
+        ) {
+            self.label = label
+            self.comment = comment
+            self.itemDescription = itemDescription
+            self.creator = creator
+            self.accessibility = accessibility
+            self.synchronizable = synchronizable
+        }
+
+        /// True when no filter is set.
+        public var isEmpty: Bool { self == Filters() }
+
+        public func matches(_ item: StoredItem) -> Bool {
+            (label == nil || label == item.label)
+                && (comment == nil || comment == item.comment)
+                && (itemDescription == nil || itemDescription == item.itemDescription)
+                && (creator == nil || creator == item.creator)
+                && (accessibility == nil || accessibility == item.accessibility)
+                && (synchronizable == nil || synchronizable == item.synchronizable)
+        }
+    }
 
     /// - Precondition: `groups` is not empty; the keychain core resolves "no group" to the
     ///   app's groups before it builds a query.
@@ -17,7 +58,8 @@ public struct ItemQuery: Sendable, Hashable {
         account: String? = nil,
         service: String? = nil,
         generic: Data? = nil,
-        type: Int? = nil
+        type: Int? = nil,
+        filters: Filters = Filters()
     ) {
         precondition(!groups.isEmpty, "an ItemQuery must name at least one access group")
         self.groups = groups
@@ -25,16 +67,37 @@ public struct ItemQuery: Sendable, Hashable {
         self.service = service
         self.generic = generic
         self.type = type
+        self.filters = filters
     }
 
     /// True when the query names nothing but groups: it selects every item of those groups,
     /// which a backend may serve with a cheaper bulk operation.
     public var selectsWholeGroups: Bool {
-        account == nil && service == nil && generic == nil && type == nil
+        account == nil && service == nil && generic == nil && type == nil && filters.isEmpty
+    }
+
+    /// The same query without its ``filters``: what a backend's own search can answer.
+    public var searchable: ItemQuery {
+        var query = self
+        query.filters = Filters()
+        return query
+    }
+
+    /// The same query restricted to `groups` (not empty).
+    public func restricted(to groups: [String]) -> ItemQuery {
+        var query = self
+        precondition(!groups.isEmpty, "an ItemQuery must name at least one access group")
+        query.groups = groups
+        return query
     }
 
     /// Whether `item` satisfies every attribute the query names.
     public func matches(_ item: StoredItem) -> Bool {
+        matchesSearchable(item) && filters.matches(item)
+    }
+
+    /// Whether `item` satisfies the searchable attributes (groups, account, service, generic, type).
+    public func matchesSearchable(_ item: StoredItem) -> Bool {
         groups.contains(item.group)
             && (account == nil || account == item.account)
             && (service == nil || service == item.service)

@@ -15,6 +15,10 @@ public struct StoredItem: Sendable, Hashable, Codable {
     public var type: Int?
     /// `kSecAttrLabel`.
     public var label: String?
+    /// `kSecAttrComment`.
+    public var comment: String?
+    /// `kSecAttrDescription`: a user-visible kind of item ("MSAL token").
+    public var itemDescription: String?
     /// Who created the item; the keychain core records the adding app's bundle ID.
     public var creator: String?
     public var creationDate: Date
@@ -26,6 +30,10 @@ public struct StoredItem: Sendable, Hashable, Codable {
     public var version: UInt64
     /// `kSecAttrAccessible`: when the item can be used, by the device's lock state.
     public var accessibility: Accessibility
+    /// `kSecAttrSynchronizable`. Nothing syncs on Linux; the flag is kept and matched. Unlike
+    /// Apple, it is not part of the primary key: a synchronizable and a local item cannot share
+    /// account, service and group.
+    public var synchronizable: Bool
 
     public init(
         group: String,
@@ -34,12 +42,15 @@ public struct StoredItem: Sendable, Hashable, Codable {
         generic: Data? = nil,
         type: Int? = nil,
         label: String? = nil,
+        comment: String? = nil,
+        itemDescription: String? = nil,
         creator: String? = nil,
         creationDate: Date,
         modificationDate: Date,
         data: Data,
         version: UInt64 = 1,
-        accessibility: Accessibility = .whenUnlocked
+        accessibility: Accessibility = .whenUnlocked,
+        synchronizable: Bool = false
     ) {
         self.group = group
         self.account = account
@@ -47,20 +58,26 @@ public struct StoredItem: Sendable, Hashable, Codable {
         self.generic = generic
         self.type = type
         self.label = label
+        self.comment = comment
+        self.itemDescription = itemDescription
         self.creator = creator
         self.creationDate = creationDate
         self.modificationDate = modificationDate
         self.data = data
         self.version = version
         self.accessibility = accessibility
+        self.synchronizable = synchronizable
     }
 
     private enum CodingKeys: String, CodingKey {
-        case group, account, service, generic, type, label, creator, creationDate, modificationDate, data, version, accessibility
+        case group, account, service, generic, type, label, comment, creator, creationDate, modificationDate, data, version, accessibility,
+            synchronizable
+        case itemDescription = "description"
     }
 
     /// Decodes an item; files written before items had versions read as version 1, before
-    /// accessibility classes as `whenUnlocked`.
+    /// accessibility classes as `whenUnlocked`, before comments, descriptions and the
+    /// synchronizable flag without them.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         group = try container.decode(String.self, forKey: .group)
@@ -69,12 +86,15 @@ public struct StoredItem: Sendable, Hashable, Codable {
         generic = try container.decodeIfPresent(Data.self, forKey: .generic)
         type = try container.decodeIfPresent(Int.self, forKey: .type)
         label = try container.decodeIfPresent(String.self, forKey: .label)
+        comment = try container.decodeIfPresent(String.self, forKey: .comment)
+        itemDescription = try container.decodeIfPresent(String.self, forKey: .itemDescription)
         creator = try container.decodeIfPresent(String.self, forKey: .creator)
         creationDate = try container.decode(Date.self, forKey: .creationDate)
         modificationDate = try container.decode(Date.self, forKey: .modificationDate)
         data = try container.decode(Data.self, forKey: .data)
         version = try container.decodeIfPresent(UInt64.self, forKey: .version) ?? 1
         accessibility = try container.decodeIfPresent(Accessibility.self, forKey: .accessibility) ?? .whenUnlocked
+        synchronizable = try container.decodeIfPresent(Bool.self, forKey: .synchronizable) ?? false
     }
 
     public var primaryKey: PrimaryKey {

@@ -190,7 +190,7 @@ private final class Run: Sendable {
             do {
                 control(step: number, app: "*", operation: "device \(action)", note: try device.perform(action))
             } catch {
-                throw .appFailed(app: "device", reason: "\(action) failed: \((error as? CustomStringConvertible)?.description ?? "\(error)")")
+                throw .appFailed(app: "device", reason: "\(action) failed: \(String(describing: error))")
             }
         }
     }

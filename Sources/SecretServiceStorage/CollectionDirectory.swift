@@ -108,7 +108,7 @@ final class CollectionDirectory: Sendable {
         guard collection.hasPrefix(prefix) else { return nil }
         let element = collection.dropFirst(collectionPrefix.count)
         if element.contains("_7eck") { return .untilFirstUnlock }
-        if element.contains("_7edk") { return .none }
+        if element.contains("_7edk") { return ProtectionClass.none }
         return .untilUnlocked
     }
 

@@ -163,6 +163,22 @@ enum Variant {
         return g_variant_get_uint32(value)
     }
 
+    /// A `t`, or a variant boxing one.
+    static func uint64(of value: OpaquePointer) -> UInt64? {
+        if isType(value, "v") {
+            guard let inner = g_variant_get_variant(value) else { return nil }
+            defer { g_variant_unref(inner) }
+            return uint64(of: inner)
+        }
+        guard isType(value, "t") else { return nil }
+        return UInt64(g_variant_get_uint64(value))
+    }
+
+    /// The value under `key` in an `a{sv}`, unboxed; release it with `g_variant_unref`.
+    static func lookup(_ dictionary: OpaquePointer, _ key: String) -> OpaquePointer? {
+        g_variant_lookup_value(dictionary, key, nil)
+    }
+
     /// The object paths in an `ao` (or a variant boxing one).
     static func objectPaths(of value: OpaquePointer) -> [String] {
         if isType(value, "v") {

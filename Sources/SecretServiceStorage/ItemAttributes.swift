@@ -48,6 +48,50 @@ enum ItemAttributes {
         [schemaKey: schemaName, group: key.group, account: key.account, service: key.service]
     }
 
+    /// What an item another client wrote shows as its creator.
+    static let externalCreator = "external"
+
+    /// The attributes an item of another client is rewritten with: its own, without a creator.
+    static func ofExternal(_ item: StoredItem) -> [String: String] {
+        var attributes = of(item)
+        attributes[creator] = nil
+        return attributes
+    }
+
+    /// An item another Secret Service client wrote with this store's attributes and a plain
+    /// secret (`data`): its attributes from the Secret Service, `account` and `service` empty
+    /// when absent (Apple's defaults), its dates the Secret Service's, and `external` as creator.
+    static func externalItem(_ properties: SecretServiceClient.ItemProperties, data: Data) throws(ItemEnvelope.DecodingError)
+        -> ItemEnvelope
+    {
+        let values = properties.attributes
+        guard let group = values[Self.group] else { throw .init(reason: "it has no access-group attribute") }
+        var generic: Data?
+        if let text = values[Self.generic] {
+            guard let bytes = Data(base64Encoded: text) else {
+                throw .init(reason: "its generic attribute is not base64 (the storage contract: generic holds base64)")
+            }
+            generic = bytes
+        }
+        var type: Int?
+        if let text = values[Self.type] {
+            guard let number = UInt32(text) else { throw .init(reason: "its type attribute '\(text)' is not a decimal number from 0 to 4294967295") }
+            type = Int(number)
+        }
+        var accessibility = Accessibility.whenUnlocked
+        if let text = values[accessible] {
+            guard let known = Accessibility(secValue: text) else { throw .init(reason: "its accessible attribute '\(text)' is not one of Apple's values (ak, ck, dk, ...)") }
+            accessibility = known
+        }
+        let created = Date(timeIntervalSince1970: Double(properties.created))
+        let item = StoredItem(
+            group: group, account: values[account] ?? "", service: values[service] ?? "", generic: generic, type: type,
+            label: properties.label, creator: externalCreator, creationDate: created,
+            modificationDate: Date(timeIntervalSince1970: Double(properties.modified)), data: data, accessibility: accessibility)
+        // Ordered by when the Secret Service says it was created, in the insertion clock's unit.
+        return ItemEnvelope(item: item, sequence: properties.created &* 1_000_000_000)
+    }
+
     /// The Secret Service label: the item's label, or "account @ service".
     static func label(of item: StoredItem) -> String {
         item.label ?? "\(item.account) @ \(item.service)"

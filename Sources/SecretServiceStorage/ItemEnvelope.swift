@@ -15,7 +15,8 @@ import KeychainStorage
 ///     offset 12 + N   rest     the item's data, raw bytes (binary-safe)
 ///
 /// Header keys: `v` (format version, 1); `group`, `account`, `service`; `generic` (base64),
-/// `type` (integer), `label`, `creator` (each absent when nil); `creationDate` and
+/// `type` (integer), `label`, `comment`, `desc`, `creator` (each absent when nil), `sync`
+/// (true, absent when false); `creationDate` and
 /// `modificationDate` (integer milliseconds since 1970); `creationTime` and `modificationTime`
 /// (the exact `Date` as seconds since 2001-01-01, a double, so dates round-trip bit for bit; a
 /// reader that wants milliseconds ignores them); `sequence` (the item's place in its group's
@@ -43,7 +44,10 @@ struct ItemEnvelope: Sendable {
         var generic: String?
         var type: Int?
         var label: String?
+        var comment: String?
+        var desc: String?
         var creator: String?
+        var sync: Bool?
         var creationDate: Int64
         var modificationDate: Int64
         var creationTime: Double?
@@ -63,7 +67,10 @@ struct ItemEnvelope: Sendable {
             generic: item.generic?.base64EncodedString(),
             type: item.type,
             label: item.label,
+            comment: item.comment,
+            desc: item.itemDescription,
             creator: item.creator,
+            sync: item.synchronizable ? true : nil,
             creationDate: Self.milliseconds(item.creationDate),
             modificationDate: Self.milliseconds(item.modificationDate),
             creationTime: item.creationDate.timeIntervalSinceReferenceDate,
@@ -79,6 +86,12 @@ struct ItemEnvelope: Sendable {
         bytes.append(json)
         bytes.append(item.data)
         return bytes
+    }
+
+    /// Whether `bytes` start with the envelope's magic: anything else is a plain secret another
+    /// Secret Service client wrote.
+    static func isEnvelope(_ bytes: Data) -> Bool {
+        bytes.count >= magic.count && bytes.prefix(magic.count).elementsEqual(magic)
     }
 
     /// Decodes `bytes`; `decoder` is passed in so a list reuses one.
@@ -117,12 +130,15 @@ struct ItemEnvelope: Sendable {
             generic: generic,
             type: header.type,
             label: header.label,
+            comment: header.comment,
+            itemDescription: header.desc,
             creator: header.creator,
             creationDate: date(exact: header.creationTime, milliseconds: header.creationDate),
             modificationDate: date(exact: header.modificationTime, milliseconds: header.modificationDate),
             data: bytes.subdata(in: headerRange.upperBound ..< bytes.endIndex),
             version: header.version ?? 1,
-            accessibility: accessibility)
+            accessibility: accessibility,
+            synchronizable: header.sync ?? false)
         return ItemEnvelope(item: item, sequence: header.sequence)
     }
 

@@ -205,6 +205,40 @@ final class SecretServiceClient: Sendable {
         return Variant.stringDictionary(of: value)
     }
 
+    /// What another client sees of an item besides its secret.
+    struct ItemProperties {
+        var attributes: [String: String]
+        var label: String?
+        /// Seconds since 1970, as the Secret Service keeps them.
+        var created: UInt64
+        var modified: UInt64
+    }
+
+    /// An item's attributes, label and dates in ONE `GetAll`, or nil when the item is gone.
+    func itemProperties(_ service: ServiceHandle, path: String) throws(GLibFailure) -> ItemProperties? {
+        let reply: OpaquePointer
+        do {
+            reply = try call(
+                service, path: path, interface: "org.freedesktop.DBus.Properties", method: "GetAll",
+                parameters: Variant.tuple([Variant.string(Self.itemInterface)]), replyType: "(a{sv})")
+        } catch where error.kind == .noSuchObject || error.remoteName == "org.freedesktop.DBus.Error.InvalidArgs" {
+            return nil
+        }
+        defer { g_variant_unref(reply) }
+        guard let all = Variant.firstChild(reply) else { return nil }
+        defer { g_variant_unref(all) }
+        func read<T>(_ key: String, _ decode: (OpaquePointer) -> T?) -> T? {
+            guard let value = Variant.lookup(all, key) else { return nil }
+            defer { g_variant_unref(value) }
+            return decode(value)
+        }
+        return ItemProperties(
+            attributes: read("Attributes", Variant.stringDictionary(of:)) ?? [:],
+            label: read("Label", Variant.string(of:)),
+            created: read("Created", Variant.uint64(of:)) ?? 0,
+            modified: read("Modified", Variant.uint64(of:)) ?? 0)
+    }
+
     /// `Lock` on collections or items.
     func lock(_ service: ServiceHandle, paths: [String]) throws(GLibFailure) {
         guard !paths.isEmpty else { return }

@@ -10,6 +10,20 @@ extension SecretServiceStore {
     struct Fetched {
         let path: String
         let envelope: ItemEnvelope
+        /// Written by another Secret Service client (a plain secret, no envelope): rewritten the
+        /// same way, so that client still reads it.
+        var isExternal = false
+    }
+
+    /// The item another client wrote at `path` with `secret` as its data, its attributes read
+    /// from the Secret Service (one call); nil when it is gone. Its creator reads `external`.
+    func externalItem(at path: String, secret: Data, _ service: ServiceHandle) throws -> ItemEnvelope? {
+        guard let properties = try client.itemProperties(service, path: path) else { return nil }
+        do {
+            return try ItemAttributes.externalItem(properties, data: secret)
+        } catch {
+            throw StorageError.corruptItem(location: path, reason: error.reason)
+        }
     }
 
     /// Every item matching `query`: one path search per group, then ONE GetSecrets. Ordered like
@@ -48,19 +62,30 @@ extension SecretServiceStore {
             for path in paths {
                 guard let bytes = secrets[path] else { continue }
                 let envelope: ItemEnvelope
-                do {
-                    envelope = try ItemEnvelope.decode(bytes, using: decoder)
-                } catch {
-                    // Garbage from a session the restarted daemon gave to someone else, or a
-                    // damaged item: only the first is worth a reconnect.
+                var isExternal = false
+                if ItemEnvelope.isEnvelope(bytes) {
+                    do {
+                        envelope = try ItemEnvelope.decode(bytes, using: decoder)
+                    } catch {
+                        // Garbage from a session the restarted daemon gave to someone else, or a
+                        // damaged item: only the first is worth a reconnect.
+                        try ensureSameDaemon(service)
+                        throw StorageError.corruptItem(location: path, reason: error.reason)
+                    }
+                } else {
+                    // No envelope: another client wrote it with our attributes (or the daemon
+                    // restarted and this is garbage from someone else's session: checked first).
                     try ensureSameDaemon(service)
-                    throw StorageError.corruptItem(location: path, reason: error.reason)
+                    guard let external = try externalItem(at: path, secret: bytes, service) else { continue }
+                    envelope = external
+                    isExternal = true
                 }
-                guard envelope.item.group == group, query.matches(envelope.item) else {
+                guard envelope.item.group == group, query.matchesSearchable(envelope.item) else {
                     throw StorageError.corruptItem(
                         location: path, reason: "its attributes do not match the record in its secret")
                 }
-                records.append(Fetched(path: path, envelope: envelope))
+                guard query.filters.matches(envelope.item) else { continue }
+                records.append(Fetched(path: path, envelope: envelope, isExternal: isExternal))
             }
             records.sort { ($0.envelope.sequence, $0.path) < ($1.envelope.sequence, $1.path) }
             result += records
@@ -92,13 +117,15 @@ extension SecretServiceStore {
             return (try client.searchPaths(service, attributes: attributes), nil)
         }
         try ensureUnlocked(plan.collections, service)
+        // Other clients' items sit where `secret-tool store` puts them: the default collection.
+        let foreign = try searchForeign(attributes, service)
         if plan.serviceWide {
             let found = try client.searchPaths(service, attributes: attributes)
             let shards = Set(plan.collections)
             let inShard = { (path: String) in shards.contains(CollectionDirectory.collection(ofItem: path)) }
-            return (SecretServiceClient.SearchResult(unlocked: found.unlocked.filter(inShard), locked: found.locked.filter(inShard)), nil)
+            return (SecretServiceClient.SearchResult(unlocked: found.unlocked.filter(inShard) + foreign, locked: found.locked.filter(inShard)), nil)
         }
-        var unlocked: [String] = []
+        var unlocked: [String] = foreign
         for collection in plan.collections {
             do {
                 unlocked += try client.searchPaths(service, collection: collection, attributes: attributes)
@@ -109,6 +136,19 @@ extension SecretServiceStore {
             }
         }
         return (SecretServiceClient.SearchResult(unlocked: unlocked, locked: []), plan.collections)
+    }
+
+    /// The items matching `attributes` in the default collection, in the per-group layout: there
+    /// other Secret Service clients write items with this store's attributes (see the storage
+    /// contract), which the store adopts. One small search; none when there is no default
+    /// collection.
+    func searchForeign(_ attributes: [String: String], _ service: ServiceHandle) throws -> [String] {
+        do {
+            return try client.searchPaths(service, collection: CollectionDirectory.defaultAlias, attributes: attributes)
+        } catch {
+            guard error.kind == .noSuchObject else { throw error }
+            return []
+        }
     }
 
     /// The unlocked items matching `attributes`. Locked matches, or an empty result while the

@@ -5,13 +5,20 @@ import KeychainStorage
 /// Writing items: creating one from its envelope, deleting one, and applying an update plan so
 /// that a failure part-way leaves the old items.
 extension SecretServiceStore {
-    /// Creates the item in `collection`; returns its path.
-    func create(_ envelope: ItemEnvelope, in collection: String, replace: Bool, _ service: ServiceHandle) throws -> String {
+    /// Creates the item in `collection`; returns its path. An `external` item (another client's)
+    /// keeps that client's form: the plain data as its secret, and no creator attribute.
+    func create(
+        _ envelope: ItemEnvelope, in collection: String, replace: Bool, external: Bool = false, _ service: ServiceHandle
+    ) throws -> String {
         let secret: Data
-        do {
-            secret = try envelope.encoded()
-        } catch {
-            throw StorageError.backend(domain: "shared-keychain", code: 0, message: "cannot encode the item record: \(error)")
+        if external {
+            secret = envelope.item.data
+        } else {
+            do {
+                secret = try envelope.encoded()
+            } catch {
+                throw StorageError.backend(domain: "shared-keychain", code: 0, message: "cannot encode the item record: \(error)")
+            }
         }
         // A secret is encrypted with this connection's session key. After another process
         // restarted the daemon, the new daemon may have given our session path to a session with
@@ -21,8 +28,8 @@ extension SecretServiceStore {
         do {
             let path = try client.createItem(
                 service, collection: collection, label: ItemAttributes.label(of: envelope.item),
-                attributes: ItemAttributes.of(envelope.item), secret: secret, contentType: ItemEnvelope.contentType,
-                replace: replace)
+                attributes: external ? ItemAttributes.ofExternal(envelope.item) : ItemAttributes.of(envelope.item), secret: secret,
+                contentType: external ? "text/plain" : ItemEnvelope.contentType, replace: replace)
             // A restart between the check above and the call would have sent our secret to a new
             // daemon under a session that may not be ours: check again, so the operation runs
             // again on a fresh session and rewrites the item.
@@ -88,7 +95,8 @@ extension SecretServiceStore {
                 continue
             }
             let envelope = ItemEnvelope(item: replacement.new, sequence: record.envelope.sequence)
-            let path = try create(envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: true, service)
+            let path = try create(
+                envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: true, external: record.isExternal, service)
             if path != record.path {
                 _ = try deleteItem(record.path, service)
             }
@@ -102,12 +110,19 @@ extension SecretServiceStore {
                 // A new primary key moves the item to the end of its group, as in memory.
                 let keyChanged = record.envelope.item.primaryKey != new.primaryKey
                 let envelope = ItemEnvelope(item: new, sequence: keyChanged ? InsertionClock.next() : record.envelope.sequence)
-                if indexed && keyChanged {
+                var collection = CollectionDirectory.collection(ofItem: record.path)
+                let protection = new.accessibility.protection
+                if indexed && !record.isExternal && protection != record.envelope.item.accessibility.protection {
+                    // A new class lives in that class's shards, which the device's lock governs.
+                    if let state = configuration.deviceLock?(), !state.allows(protection) { throw StorageError.deviceLocked(protection) }
+                    let shard = try writerIndex(for: new.group, service).shardForNewItem(capacity: configuration.shardCapacity, protection: protection)
+                    try indexes.append([.place(ShardIndex.Key(new.primaryKey), shard: shard)], to: new.group)
+                    collection = try writableCollection(for: new.group, shard: shard, service)
+                } else if indexed && keyChanged {
                     let shard = shardID(ofItem: record.path, group: new.group)
                     try indexes.append([.place(ShardIndex.Key(new.primaryKey), shard: shard)], to: new.group)
                 }
-                created.append(
-                    try create(envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: false, service))
+                created.append(try create(envelope, in: collection, replace: false, external: record.isExternal, service))
             }
         } catch {
             for path in created { try? client.deleteItem(service, path: path) }
@@ -143,6 +158,11 @@ extension SecretServiceStore {
                     throw error
                 }
             }
+        }
+        // Other clients' items of the group (in the default collection) go one by one.
+        let shards = Set(collections)
+        for path in paths where !shards.contains(CollectionDirectory.collection(ofItem: path)) {
+            _ = try deleteItem(path, service)
         }
         directory.forget(group)
         let indexed = try indexes.current(group) != nil

@@ -124,9 +124,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                         continue
                     }
                     var removed: [ShardIndex.Record] = []
-                    for record in try fetch(
-                        ItemQuery(groups: [group], account: query.account, service: query.service, generic: query.generic, type: query.type),
-                        writing: true, service) where try deleteItem(record.path, service) {
+                    for record in try fetch(query.restricted(to: [group]), writing: true, service) where try deleteItem(record.path, service) {
                         deleted += 1
                         removed.append(.remove(ShardIndex.Key(record.envelope.item.primaryKey)))
                     }

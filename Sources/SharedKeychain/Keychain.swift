@@ -29,8 +29,9 @@ public struct Keychain: Sendable {
         let date = now()
         let item = KeychainItem(
             group: group, account: new.account, service: new.service, generic: new.generic, type: new.type,
-            label: new.label, creator: new.creator ?? app.bundleID,
-            creationDate: date, modificationDate: date, data: new.data, accessibility: new.accessibility)
+            label: new.label, comment: new.comment, itemDescription: new.itemDescription, creator: new.creator ?? app.bundleID,
+            creationDate: date, modificationDate: date, data: new.data, accessibility: new.accessibility,
+            synchronizable: new.synchronizable)
         do { try store.add(item) } catch { throw KeychainError(error) }
         return item
     }
@@ -84,7 +85,9 @@ public struct Keychain: Sendable {
     func resolve(_ query: KeychainQuery) throws(KeychainError) -> ItemQuery {
         let groups = try query.group.map { (group) throws(KeychainError) in [try entitled(group)] }
             ?? app.accessGroupNames
-        return ItemQuery(groups: groups, account: query.account, service: query.service, generic: query.generic, type: query.type)
+        return ItemQuery(
+            groups: groups, account: query.account, service: query.service, generic: query.generic, type: query.type,
+            filters: query.filters)
     }
 
     /// `group` in full if the app is entitled to it; `$(AppIdentifierPrefix)` is expanded first.

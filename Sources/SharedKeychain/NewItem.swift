@@ -10,11 +10,15 @@ public struct NewItem: Sendable, Hashable {
     public var generic: Data?
     public var type: Int?
     public var label: String?
+    public var comment: String?
+    public var itemDescription: String?
     /// Who created it; nil records the adding app's bundle ID.
     public var creator: String?
     public var data: Data
     /// `kSecAttrAccessible`; Apple's default is `whenUnlocked`.
     public var accessibility: Accessibility
+    /// `kSecAttrSynchronizable`: kept and matched; nothing syncs on Linux.
+    public var synchronizable: Bool
 
     public init(
         account: String,
@@ -23,9 +27,12 @@ public struct NewItem: Sendable, Hashable {
         generic: Data? = nil,
         type: Int? = nil,
         label: String? = nil,
+        comment: String? = nil,
+        itemDescription: String? = nil,
         creator: String? = nil,
         data: Data,
-        accessibility: Accessibility = .whenUnlocked
+        accessibility: Accessibility = .whenUnlocked,
+        synchronizable: Bool = false
     ) {
         self.account = account
         self.service = service
@@ -33,8 +40,11 @@ public struct NewItem: Sendable, Hashable {
         self.generic = generic
         self.type = type
         self.label = label
+        self.comment = comment
+        self.itemDescription = itemDescription
         self.creator = creator
         self.data = data
         self.accessibility = accessibility
+        self.synchronizable = synchronizable
     }
 }

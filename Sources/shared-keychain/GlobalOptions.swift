@@ -1,17 +1,10 @@
 import ArgumentParser
+import Device
 import Foundation
 import Logging
 import SharedKeychain
 
-/// Where items live, as chosen by `--keyring`.
-enum KeyringKind: String, ExpressibleByArgument, CaseIterable {
-    /// A gnome-keyring this tool runs itself, on a private D-Bus session bus.
-    case `private`
-    /// The desktop session's own Secret Service.
-    case user
-    /// This process's memory; gone when the command ends.
-    case memory
-}
+extension KeyringKind: ExpressibleByArgument {}
 
 /// Options every command takes after its name.
 struct GlobalOptions: ParsableArguments {
@@ -43,15 +36,7 @@ struct GlobalOptions: ParsableArguments {
 
     var stateDirectoryURL: URL {
         if let stateDirectory { return URL(fileURLWithPath: stateDirectory, isDirectory: true) }
-        let environment = ProcessInfo.processInfo.environment
-        if let fromEnvironment = environment["SHARED_KEYCHAIN_STATE_DIR"], !fromEnvironment.isEmpty {
-            return URL(fileURLWithPath: fromEnvironment, isDirectory: true)
-        }
-        if let stateHome = environment["XDG_STATE_HOME"], !stateHome.isEmpty {
-            return URL(fileURLWithPath: stateHome, isDirectory: true).appendingPathComponent("shared-keychain", isDirectory: true)
-        }
-        return FileManager.default.homeDirectoryForCurrentUser
-            .appendingPathComponent(".local/state/shared-keychain", isDirectory: true)
+        return Device.defaultStateDirectory()
     }
 
     /// The options a worker process of this command needs to reach the same storage.

@@ -94,15 +94,17 @@ struct ItemWatchConformanceTests {
 
     @Test(arguments: Backend.allCases)
     func watchingNeedsTheEntitlementAndCoversEveryGroupOfTheApp(_ backend: Backend) async throws {
-        let suite = try KeychainConformanceTests.Suite(backend)
+        let suite = try KeychainConformanceTests.Suite(Target(backend: backend, api: .swift))
+        let notes = try #require(suite.notes as? Keychain)
+        let calendar = try #require(suite.calendar as? Keychain)
         // Notes is not entitled to the shared group: errSecMissingEntitlement, as for a read.
-        let refused = #expect(throws: KeychainError.self) { try suite.notes.watch(group: suite.shared) }
+        let refused = #expect(throws: KeychainError.self) { try notes.watch(group: suite.shared) }
         #expect(refused?.status == .missingEntitlement)
         #expect(refused?.status.rawValue == -34018)
-        #expect(throws: KeychainError.self) { try suite.notes.watch(group: "") }
+        #expect(throws: KeychainError.self) { try notes.watch(group: "") }
 
         // Without a group, calendar watches all its groups: the shared one and its app ID.
-        let watch = try suite.calendar.watch()
+        let watch = try calendar.watch()
         defer { watch.cancel() }
         #expect(watch.groups == suite.calendar.app.accessGroups.map(\.rawValue))
         try suite.mail.add(NewItem(account: "alice", service: "s", group: suite.extra, data: Data("x".utf8)))
@@ -112,7 +114,7 @@ struct ItemWatchConformanceTests {
         #expect(events.first?.creator == "com.contoso.mail")
 
         // The build variable is expanded like everywhere else.
-        let expanded = try suite.calendar.watch(group: "$(AppIdentifierPrefix)com.microsoft.adalcache")
+        let expanded = try calendar.watch(group: "$(AppIdentifierPrefix)com.microsoft.adalcache")
         defer { expanded.cancel() }
         #expect(expanded.groups == [suite.shared])
         #expect(expanded.initialItemCount == 1)

@@ -2,31 +2,33 @@ import Foundation
 import Testing
 @testable import SharedKeychain
 
-/// Keychain Services semantics, run unchanged against every storage backend.
+/// Keychain Services semantics, run unchanged against every storage backend, through the Swift
+/// API and through Apple's SecItem functions (``Target``).
 @Suite("Keychain conformance")
 struct KeychainConformanceTests {
     /// Three apps of one team, like a suite: mail and calendar share the MSAL group; notes is
     /// not entitled to it. Each test gets its own team ID, so tests never see each other's items.
     struct Suite {
         let team: TeamIdentifier
-        let mail: Keychain
-        let calendar: Keychain
-        let notes: Keychain
+        let mail: any KeychainAPI
+        let calendar: any KeychainAPI
+        let notes: any KeychainAPI
         let shared: String
         let extra: String
 
-        init(_ backend: Backend) throws {
+        init(_ target: Target) throws {
             team = try TeamIdentifier(Backend.uniqueTeamID())
-            let store = try backend.makeStore()
+            let store = try target.backend.makeStore()
+            let api = target.api
             let cache = "$(AppIdentifierPrefix)com.microsoft.adalcache"
             let contoso = "$(AppIdentifierPrefix)com.contoso.shared"
             shared = "\(team.rawValue).com.microsoft.adalcache"
             extra = "\(team.rawValue).com.contoso.shared"
-            mail = Keychain(app: try AppIdentity(bundleID: "com.contoso.mail", teamID: team,
-                                                  entitlements: Entitlements(keychainAccessGroups: [cache, contoso]), source: "mail"), store: store)
-            calendar = Keychain(app: try AppIdentity(bundleID: "com.contoso.calendar", teamID: team,
-                                                      entitlements: Entitlements(keychainAccessGroups: [cache]), source: "calendar"), store: store)
-            notes = Keychain(app: try AppIdentity(bundleID: "com.contoso.notes", teamID: team), store: store)
+            mail = api.client(app: try AppIdentity(bundleID: "com.contoso.mail", teamID: team,
+                                                    entitlements: Entitlements(keychainAccessGroups: [cache, contoso]), source: "mail"), store: store)
+            calendar = api.client(app: try AppIdentity(bundleID: "com.contoso.calendar", teamID: team,
+                                                        entitlements: Entitlements(keychainAccessGroups: [cache]), source: "calendar"), store: store)
+            notes = api.client(app: try AppIdentity(bundleID: "com.contoso.notes", teamID: team), store: store)
         }
     }
 
@@ -34,9 +36,9 @@ struct KeychainConformanceTests {
         NewItem(account: account, service: service, group: group, data: Data(data.utf8))
     }
 
-    @Test(arguments: Backend.allCases)
-    func addWithoutGroupGoesToFirstGroupAndIsSharedWithSiblings(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func addWithoutGroupGoesToFirstGroupAndIsSharedWithSiblings(_ target: Target) throws {
+        let suite = try Suite(target)
         let added = try suite.mail.add(token())
         #expect(added.group == suite.shared)
         #expect(added.creator == "com.contoso.mail")
@@ -46,9 +48,9 @@ struct KeychainConformanceTests {
         #expect(seen.creator == "com.contoso.mail")
     }
 
-    @Test("a numeric match limit returns at most that many, oldest first", arguments: Backend.allCases)
-    func numericMatchLimit(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test("a numeric match limit returns at most that many, oldest first", arguments: Target.all)
+    func numericMatchLimit(_ target: Target) throws {
+        let suite = try Suite(target)
         for index in 0..<3 { try suite.mail.add(token("user\(index)", data: "d\(index)")) }
         #expect(try suite.mail.copyMatching(KeychainQuery(service: "refreshtoken-client--"), limit: .count(2)).map(\.account) == ["user0", "user1"])
         #expect(try suite.mail.copyMatching(KeychainQuery(service: "refreshtoken-client--"), limit: .count(5)).count == 3)
@@ -57,9 +59,9 @@ struct KeychainConformanceTests {
 
     /// Found by the operation-sequence property: with a match limit, the oldest match across
     /// ALL the app's groups comes first, even when a newer one sits in an earlier group.
-    @Test(arguments: Backend.allCases)
-    func firstMatchAcrossGroupsIsTheOldestWhateverTheGroupOrder(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func firstMatchAcrossGroupsIsTheOldestWhateverTheGroupOrder(_ target: Target) throws {
+        let suite = try Suite(target)
         try suite.mail.add(token(group: suite.extra, data: "older, in the second group"))
         try suite.calendar.add(token(group: suite.shared, data: "newer, in the first group"))
         let first = try suite.mail.first(KeychainQuery(account: "alice"))
@@ -69,18 +71,18 @@ struct KeychainConformanceTests {
 
     /// App groups are access groups after the keychain groups and the app ID: reachable by name,
     /// spanned by queries without a group, closed to apps outside them.
-    @Test(arguments: Backend.allCases)
-    func appGroupsAreAccessGroupsAfterTheKeychainGroupsAndTheAppID(_ backend: Backend) throws {
+    @Test(arguments: Target.all)
+    func appGroupsAreAccessGroupsAfterTheKeychainGroupsAndTheAppID(_ target: Target) throws {
         let team = try TeamIdentifier(Backend.uniqueTeamID())
-        let store = try backend.makeStore()
+        let store = try target.backend.makeStore()
         let appGroup = "group.com.contoso.\(team.rawValue.lowercased())"
         let shared = try AccessGroup(teamID: team, identifier: "com.microsoft.adalcache")
-        let widget = Keychain(app: try AppIdentity(
+        let widget = target.api.client(app: try AppIdentity(
             bundleID: "com.contoso.mail.widget", teamID: team, applicationGroups: [ApplicationGroup(appGroup)]), store: store)
-        let mail = Keychain(app: try AppIdentity(
+        let mail = target.api.client(app: try AppIdentity(
             bundleID: "com.contoso.mail", teamID: team, keychainAccessGroups: [shared], applicationGroups: [ApplicationGroup(appGroup)]),
             store: store)
-        let notes = Keychain(app: try AppIdentity(bundleID: "com.contoso.notes", teamID: team), store: store)
+        let notes = target.api.client(app: try AppIdentity(bundleID: "com.contoso.notes", teamID: team), store: store)
         #expect(mail.app.accessGroupNames == [shared.rawValue, "\(team.rawValue).com.contoso.mail", appGroup])
 
         // No group: the first keychain group, never an app group.
@@ -96,9 +98,10 @@ struct KeychainConformanceTests {
         #expect(throws: KeychainError.self) { try widget.first(KeychainQuery(account: "bob")) }
     }
 
+    /// Versions and compare-and-swap are the project's own: the Swift API only.
     @Test(arguments: Backend.allCases)
     func versionsCountWritesAndConditionalUpdatesAreCompareAndSwap(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+        let suite = try Suite(Target(backend: backend, api: .swift))
         let added = try suite.mail.add(token())
         #expect(added.version == 1)
         let query = KeychainQuery(account: "alice")
@@ -118,9 +121,9 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.first(query).version == 3)
     }
 
-    @Test(arguments: Backend.allCases)
-    func appWithoutEntitlementCannotReachTheGroup(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func appWithoutEntitlementCannotReachTheGroup(_ target: Target) throws {
+        let suite = try Suite(target)
         try suite.mail.add(token())
         let shared = suite.shared
         let refusals: [KeychainError?] = [
@@ -132,22 +135,22 @@ struct KeychainConformanceTests {
         #expect(refusals.map { $0?.status } == Array(repeating: .missingEntitlement, count: 4))
         #expect(KeychainStatus.missingEntitlement.rawValue == -34018)
         // Without a group, notes searches only its own groups: nothing there.
-        #expect(throws: KeychainError.itemNotFound(query: "account 'alice', in any of the app's groups")) {
-            try suite.notes.copyMatching(KeychainQuery(account: "alice"))
-        }
+        let notFound = #expect(throws: KeychainError.self) { try suite.notes.copyMatching(KeychainQuery(account: "alice")) }
+        #expect(notFound?.status == .itemNotFound)
+        if target.api == .swift { #expect(notFound == .itemNotFound(query: "account 'alice', in any of the app's groups")) }
         #expect(try suite.calendar.first(KeychainQuery(account: "alice")).data == Data("secret-1".utf8))
     }
 
-    @Test(arguments: Backend.allCases)
-    func emptyGroupIsMissingEntitlement(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func emptyGroupIsMissingEntitlement(_ target: Target) throws {
+        let suite = try Suite(target)
         let error = #expect(throws: KeychainError.self) { try suite.mail.add(token(group: "")) }
         #expect(error?.status == .missingEntitlement)
     }
 
-    @Test(arguments: Backend.allCases)
-    func primaryKeyIsAccountServiceAndGroup(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func primaryKeyIsAccountServiceAndGroup(_ target: Target) throws {
+        let suite = try Suite(target)
         try suite.mail.add(token())
         // Generic, type and label are not part of the key.
         var again = token(data: "secret-2")
@@ -167,9 +170,9 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.first(KeychainQuery(group: suite.shared, account: "alice", service: "refreshtoken-client--")).data == Data("secret-1".utf8))
     }
 
-    @Test(arguments: Backend.allCases)
-    func copyMatchingHonoursMatchLimitAndOrder(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func copyMatchingHonoursMatchLimitAndOrder(_ target: Target) throws {
+        let suite = try Suite(target)
         for index in 0..<5 {
             try suite.mail.add(token("user\(index)", group: index.isMultiple(of: 2) ? suite.shared : suite.extra, data: "v\(index)"))
         }
@@ -184,9 +187,9 @@ struct KeychainConformanceTests {
         #expect(try suite.calendar.copyMatching(.all(), limit: .all).map(\.account) == ["user0", "user2", "user4"])
     }
 
-    @Test(arguments: Backend.allCases)
-    func matchesOnGenericAndType(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func matchesOnGenericAndType(_ target: Target) throws {
+        let suite = try Suite(target)
         var accessToken = token(service: "accesstoken-c-r-t")
         accessToken.generic = Data("accesstoken-c-r".utf8)
         accessToken.type = 2001
@@ -200,9 +203,9 @@ struct KeychainConformanceTests {
         #expect(throws: KeychainError.self) { try suite.mail.copyMatching(KeychainQuery(type: 3001)) }
     }
 
-    @Test(arguments: Backend.allCases)
-    func dataIsBinarySafe(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func dataIsBinarySafe(_ target: Target) throws {
+        let suite = try Suite(target)
         let bytes = Data((0...255).map { UInt8($0) } + [0, 0, 10, 13])
         try suite.mail.add(NewItem(account: "bin", service: "bytes", generic: Data([0, 255, 1]), data: bytes))
         let item = try suite.calendar.first(KeychainQuery(account: "bin"))
@@ -212,9 +215,9 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.first(KeychainQuery(account: "empty")).data.isEmpty)
     }
 
-    @Test(arguments: Backend.allCases)
-    func updateChangesDataAndKeepsCreationDate(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func updateChangesDataAndKeepsCreationDate(_ target: Target) throws {
+        let suite = try Suite(target)
         let added = try suite.mail.add(token())
         let count = try suite.calendar.update(KeychainQuery(account: "alice"), with: ItemChange(label: "rotated", data: Data("secret-2".utf8)))
         #expect(count == 1)
@@ -226,9 +229,9 @@ struct KeychainConformanceTests {
         #expect(updated.creator == "com.contoso.mail")
     }
 
-    @Test(arguments: Backend.allCases)
-    func updateThatWouldDuplicateAKeyChangesNothing(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func updateThatWouldDuplicateAKeyChangesNothing(_ target: Target) throws {
+        let suite = try Suite(target)
         try suite.mail.add(token("alice"))
         try suite.mail.add(token("bob", data: "bob-secret"))
         let error = #expect(throws: KeychainError.self) {
@@ -245,20 +248,20 @@ struct KeychainConformanceTests {
         #expect(throws: KeychainError.self) { try suite.mail.first(KeychainQuery(account: "bob")) }
     }
 
-    @Test(arguments: Backend.allCases)
-    func updateStatuses(_ backend: Backend) throws {
-        let suite = try Suite(backend)
-        #expect(throws: KeychainError.invalidParameter("an update must set at least one attribute or the data")) {
-            try suite.mail.update(KeychainQuery(account: "alice"), with: ItemChange())
-        }
+    @Test(arguments: Target.all)
+    func updateStatuses(_ target: Target) throws {
+        let suite = try Suite(target)
+        let empty = #expect(throws: KeychainError.self) { try suite.mail.update(KeychainQuery(account: "alice"), with: ItemChange()) }
+        #expect(empty?.status == .param)
+        if target.api == .swift { #expect(empty == .invalidParameter("an update must set at least one attribute or the data")) }
         let error = #expect(throws: KeychainError.self) { try suite.mail.update(KeychainQuery(account: "nobody"), with: ItemChange(data: Data())) }
         #expect(error?.status == .itemNotFound)
         #expect(error?.status.rawValue == -25300)
     }
 
-    @Test(arguments: Backend.allCases)
-    func ungroupedDeleteEmptiesEveryGroupTheAppReaches(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func ungroupedDeleteEmptiesEveryGroupTheAppReaches(_ target: Target) throws {
+        let suite = try Suite(target)
         try suite.mail.add(token("alice", group: suite.shared))
         try suite.mail.add(token("alice", group: suite.extra))
         try suite.mail.add(token("bob", group: suite.shared))
@@ -274,9 +277,9 @@ struct KeychainConformanceTests {
         #expect(again?.status == .itemNotFound)
     }
 
-    @Test(arguments: Backend.allCases)
-    func anyEntitledAppMayWipeTheWholeGroup(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func anyEntitledAppMayWipeTheWholeGroup(_ target: Target) throws {
+        let suite = try Suite(target)
         for index in 0..<20 { try suite.mail.add(token("user\(index)", data: "s\(index)")) }
         try suite.mail.add(token(group: suite.extra))
         // The hazard: calendar did not write these, and deletes all of them anyway.
@@ -288,13 +291,13 @@ struct KeychainConformanceTests {
         #expect(try suite.calendar.copyMatching(.all(), limit: .all).count == 1)
     }
 
-    @Test(arguments: Backend.allCases)
-    func groupsOfAnotherTeamAreOutOfReach(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func groupsOfAnotherTeamAreOutOfReach(_ target: Target) throws {
+        let suite = try Suite(target)
         try suite.mail.add(token())
         // A rival team with a group of the same identifier sees nothing of ours.
         let rivalTeam = try TeamIdentifier(Backend.uniqueTeamID())
-        let rival = Keychain(app: try AppIdentity(bundleID: "com.rival.app", teamID: rivalTeam,
+        let rival = target.api.client(app: try AppIdentity(bundleID: "com.rival.app", teamID: rivalTeam,
                                                    entitlements: Entitlements(keychainAccessGroups: ["$(AppIdentifierPrefix)com.microsoft.adalcache"]), source: "rival"),
                              store: suite.mail.store)
         #expect(throws: KeychainError.self) { try rival.copyMatching(.all()) }
@@ -303,9 +306,9 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.first(.all()).account == "alice")
     }
 
-    @Test(arguments: Backend.allCases)
-    func concurrentAddsOfOneKeyLetExactlyOneWin(_ backend: Backend) async throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func concurrentAddsOfOneKeyLetExactlyOneWin(_ target: Target) async throws {
+        let suite = try Suite(target)
         let apps = [suite.mail, suite.calendar]
         let outcomes = await withTaskGroup(of: KeychainStatus.self) { group in
             for index in 0..<16 {
@@ -324,10 +327,48 @@ struct KeychainConformanceTests {
         #expect(try suite.mail.copyMatching(KeychainQuery(account: "race"), limit: .all).count == 1)
     }
 
-    @Test(arguments: Backend.allCases)
-    func groupSpelledWithTheBuildVariableIsExpanded(_ backend: Backend) throws {
-        let suite = try Suite(backend)
+    @Test(arguments: Target.all)
+    func groupSpelledWithTheBuildVariableIsExpanded(_ target: Target) throws {
+        let suite = try Suite(target)
         try suite.mail.add(token(group: "$(AppIdentifierPrefix)com.contoso.shared"))
         #expect(try suite.mail.first(KeychainQuery(group: suite.extra)).account == "alice")
+    }
+
+    @Test("every attribute is kept, updated and matched", arguments: Target.all)
+    func everyAttributeIsKeptUpdatedAndMatched(_ target: Target) throws {
+        let suite = try Suite(target)
+        var new = token()
+        new.generic = Data("g".utf8)
+        new.type = 2002
+        new.label = "Refresh token"
+        new.comment = "for the suite"
+        new.itemDescription = "MSAL token"
+        new.accessibility = .afterFirstUnlock
+        try suite.mail.add(new)
+        try suite.mail.add(token("bob"))
+        let read = try suite.calendar.first(KeychainQuery(account: "alice"))
+        #expect([read.label, read.comment, read.itemDescription] == ["Refresh token", "for the suite", "MSAL token"])
+        #expect(read.accessibility == .afterFirstUnlock)
+        #expect(read.generic == Data("g".utf8) && read.type == 2002)
+        // Label, comment, description and class select items; a mismatch finds nothing.
+        for filters in [ItemQuery.Filters(label: "Refresh token"), ItemQuery.Filters(comment: "for the suite"),
+                        ItemQuery.Filters(itemDescription: "MSAL token"), ItemQuery.Filters(accessibility: .afterFirstUnlock)] {
+            #expect(try suite.mail.copyMatching(KeychainQuery(filters: filters), limit: .all).map(\.account) == ["alice"])
+        }
+        let none = #expect(throws: KeychainError.self) { try suite.mail.copyMatching(KeychainQuery(filters: ItemQuery.Filters(label: "other"))) }
+        #expect(none?.status == .itemNotFound)
+        // A filtered delete takes only what the filter selects, never the whole group.
+        #expect(throws: KeychainError.self) { try suite.mail.delete(KeychainQuery(group: suite.shared, filters: ItemQuery.Filters(comment: "none"))) }
+        #expect(try suite.mail.copyAll(.all()).count == 2)
+        // Every attribute can be changed, the class too.
+        try suite.mail.update(
+            KeychainQuery(account: "alice"),
+            with: ItemChange(label: "RT", comment: "rotated", itemDescription: "token", accessibility: .always))
+        let changed = try suite.mail.first(KeychainQuery(account: "alice"))
+        #expect([changed.label, changed.comment, changed.itemDescription] == ["RT", "rotated", "token"])
+        #expect(changed.accessibility == .always)
+        #expect(changed.data == Data("secret-1".utf8))
+        #expect(try suite.mail.copyAll(KeychainQuery(filters: ItemQuery.Filters(accessibility: .afterFirstUnlock))).isEmpty)
+        #expect(try suite.mail.copyAll(KeychainQuery(filters: ItemQuery.Filters(accessibility: .always))).map(\.account) == ["alice"])
     }
 }

@@ -1,0 +1,58 @@
+import Foundation
+import KeychainStorage
+import Logging
+import SecretServiceStorage
+
+/// Which Secret Service holds the device's keychain items: the CLI's `--keyring`, and
+/// `SHARED_KEYCHAIN_KEYRING` for the SecItem API.
+public enum KeyringKind: String, Sendable, CaseIterable {
+    /// A gnome-keyring this tool runs itself on a private D-Bus session bus, in the state
+    /// directory; started on first use. The default.
+    case `private`
+    /// The desktop session's own Secret Service (`DBUS_SESSION_BUS_ADDRESS`).
+    case user
+    /// This process's memory: gone when the process ends.
+    case memory
+}
+
+extension Device {
+    /// The state directory when none is given: `$SHARED_KEYCHAIN_STATE_DIR`, else
+    /// `$XDG_STATE_HOME/shared-keychain`, else `~/.local/state/shared-keychain`.
+    public static func defaultStateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let directory = environment["SHARED_KEYCHAIN_STATE_DIR"], !directory.isEmpty {
+            return URL(fileURLWithPath: directory, isDirectory: true)
+        }
+        if let stateHome = environment["XDG_STATE_HOME"], !stateHome.isEmpty {
+            return URL(fileURLWithPath: stateHome, isDirectory: true).appendingPathComponent("shared-keychain", isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state/shared-keychain", isDirectory: true)
+    }
+
+    /// The private keyring of this device's state directory.
+    public func privateKeyring(logger: Logger) -> PrivateKeyring {
+        PrivateKeyring(stateDirectory: stateDirectory, logger: logger)
+    }
+
+    /// Opens the device's keychain in `kind`, starting the private keyring when it is not
+    /// running. The device's lock state protects items by class on the private keyring and in
+    /// memory; the user's keyring has no device around it.
+    ///
+    /// - Throws: ``PrivateKeyringError`` when the private keyring cannot start,
+    ///   ``StorageError`` when the store cannot be set up.
+    public func openStore(_ kind: KeyringKind, timeout: Double = 5, logger: Logger) throws -> any ItemStore {
+        switch kind {
+        case .memory:
+            return InMemoryStore(deviceLock: lockProvider())
+        case .user:
+            var configuration = SecretServiceStore.Configuration(layout: .defaultCollection, timeout: timeout)
+            configuration.logger = logger
+            return try SecretServiceStore(configuration: configuration)
+        case .private:
+            let keyring = privateKeyring(logger: logger)
+            try keyring.start()
+            var configuration = try keyring.storeConfiguration(timeout: timeout, logger: logger)
+            configuration.deviceLock = lockProvider()
+            return try SecretServiceStore(configuration: configuration)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Logging
+import SharedKeychain
+
+// Apple's four SecItem functions for generic passwords, with Apple's semantics: the keychain
+// core (`Keychain`) decides, these functions read Apple's dictionaries and shape Apple's
+// results. Every call acts as the app of the current ``SecItemContext``.
+
+/// Adds an item. With `kSecReturnData`, `kSecReturnAttributes` or `kSecReturnPersistentRef`
+/// the item comes back through `result` as `SecItemCopyMatching` would return it.
+///
+/// - Returns: `errSecSuccess`, `errSecDuplicateItem` when account, service and group are taken,
+///   `errSecMissingEntitlement` for a group the app may not use, `errSecParam` for a bad
+///   dictionary, `errSecUnimplemented` for classes other than generic passwords.
+@discardableResult
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemCall.run("SecItemAdd") { keychain throws(SecItemFailure) in
+        let request = try SecItemRequest(attributes, for: .add)
+        let added: KeychainItem
+        do throws(KeychainError) { added = try keychain.add(request.newItem) } catch { throw SecItemFailure(error) }
+        if let result, !request.returns.isEmpty {
+            result.pointee = SecItemResult.value(of: [added], returns: request.returns, many: false)
+        }
+    }
+}
+
+/// Finds items. The first match by default; with `kSecMatchLimit` (`kSecMatchLimitAll`, or a
+/// number) an array. Each match is `Data` (`kSecReturnData` alone), the persistent reference
+/// (`kSecReturnPersistentRef` alone), or a `[String: Any]` of attributes (dates as `Date`)
+/// holding `kSecValueData` and `kSecValuePersistentRef` when those are asked for too.
+///
+/// - Returns: `errSecSuccess`, or `errSecItemNotFound` with `result` untouched.
+@discardableResult
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    SecItemCall.run("SecItemCopyMatching") { keychain throws(SecItemFailure) in
+        let request = try SecItemRequest(query, for: .search)
+        let found: [KeychainItem]
+        do throws(KeychainError) { found = try keychain.copyMatching(request.query, limit: request.limit) } catch { throw SecItemFailure(error) }
+        if let result, !request.returns.isEmpty {
+            result.pointee = SecItemResult.value(of: found, returns: request.returns, many: request.limit != .one)
+        }
+    }
+}
+
+/// Changes every item `query` matches to `attributesToUpdate` (attributes and
+/// `kSecValueData`).
+///
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, or `errSecDuplicateItem` when the change
+///   would give two items one primary key (nothing is changed then).
+@discardableResult
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    SecItemCall.run("SecItemUpdate") { keychain throws(SecItemFailure) in
+        let request = try SecItemRequest(query, for: .search)
+        let update = try SecItemRequest(attributesToUpdate, for: .update)
+        let change = update.change
+        guard !change.isEmpty else { throw .param("the attributes to update are empty: name at least one attribute or kSecValueData") }
+        do throws(KeychainError) { try keychain.update(request.query, with: change) } catch { throw SecItemFailure(error) }
+    }
+}
+
+/// Deletes EVERY item `query` matches, in every group the app may use when it names none.
+///
+/// - Returns: `errSecSuccess`, or `errSecItemNotFound` when nothing matched.
+@discardableResult
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    SecItemCall.run("SecItemDelete") { keychain throws(SecItemFailure) in
+        let request = try SecItemRequest(query, for: .delete)
+        do throws(KeychainError) { try keychain.delete(request.query) } catch { throw SecItemFailure(error) }
+    }
+}
+
+/// Apple's message for a status (`"The specified item could not be found in the keychain."`),
+/// or `"OSStatus N"` for one it does not know. `reserved` is ignored, as on Apple's platforms.
+public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
+    switch status {
+    case errSecSuccess: "No error."
+    case errSecUnimplemented: "Function or operation not implemented."
+    case errSecIO: "I/O error."
+    case errSecParam: "One or more parameters passed to a function were not valid."
+    case errSecAllocate: "Failed to allocate memory."
+    case errSecUserCanceled: "User canceled the operation."
+    case errSecNotAvailable: "No keychain is available. You may need to restart your computer."
+    case errSecAuthFailed: "The user name or passphrase you entered is not correct."
+    case errSecDuplicateItem: "The specified item already exists in the keychain."
+    case errSecItemNotFound: "The specified item could not be found in the keychain."
+    case errSecInteractionNotAllowed: "User interaction is not allowed."
+    case errSecDecode: "Unable to decode the provided data."
+    case errSecMissingEntitlement: "A required entitlement isn't present."
+    case KeychainStatus.versionConflict.rawValue: "The item changed since it was read (SharedKeychain's errSKVersionConflict)."
+    default: "OSStatus \(status)"
+    }
+}
+
+/// The shared path of every SecItem function: the context, the call, the status.
+enum SecItemCall {
+    static let logger = Logger(label: "KeychainServices")
+
+    static func run(_ function: String, _ body: (Keychain) throws(SecItemFailure) -> Void) -> OSStatus {
+        let keychain: Keychain
+        switch SecItemContext.resolve() {
+        case .success(let context): keychain = context.keychain
+        case .failure(let problem): return problem.status.rawValue
+        }
+        do {
+            try body(keychain)
+            return errSecSuccess
+        } catch {
+            // The caller sees only the status; the reason goes to the log (never secret data).
+            logger.debug(
+                "\(function) failed", metadata: ["status": "\(error.status)", "app": "\(keychain.app.bundleID)", "reason": "\(error.message)"])
+            return error.status
+        }
+    }
+}
+
+/// What SecItem results look like: Apple's shapes, as `AnyObject` for `CFTypeRef`.
+enum SecItemResult {
+    static func value(of items: [KeychainItem], returns: SecItemRequest.Returns, many: Bool) -> CFTypeRef? {
+        switch returns {
+        case .data:
+            let values = items.map(\.data)
+            return many ? values as AnyObject : values.first.map { $0 as AnyObject }
+        case .persistentRef:
+            let values = items.map(PersistentReference.data(for:))
+            return many ? values as AnyObject : values.first.map { $0 as AnyObject }
+        default:
+            let values = items.map { dictionary($0, returns) }
+            return many ? values as AnyObject : values.first.map { $0 as AnyObject }
+        }
+    }
+
+    /// An item as `kSecReturnAttributes` gives it, plus its data and reference when asked for.
+    static func dictionary(_ item: KeychainItem, _ returns: SecItemRequest.Returns) -> [String: Any] {
+        var values: [String: Any] = [:]
+        if returns.contains(.attributes) {
+            values[kSecClass] = kSecClassGenericPassword
+            values[kSecAttrAccessGroup] = item.group
+            values[kSecAttrAccount] = item.account
+            values[kSecAttrService] = item.service
+            values[kSecAttrAccessible] = item.accessibility.secValue
+            values[kSecAttrSynchronizable] = NSNumber(value: item.synchronizable)
+            values[kSecAttrCreationDate] = item.creationDate
+            values[kSecAttrModificationDate] = item.modificationDate
+            if let generic = item.generic { values[kSecAttrGeneric] = generic }
+            if let type = item.type { values[kSecAttrType] = NSNumber(value: type) }
+            if let label = item.label { values[kSecAttrLabel] = label }
+            if let comment = item.comment { values[kSecAttrComment] = comment }
+            if let description = item.itemDescription { values[kSecAttrDescription] = description }
+            // Apple's creator is a FourCharCode; the keychain core records the adding app's
+            // bundle ID, which stays a string.
+            if let creator = item.creator { values[kSecAttrCreator] = UInt32(creator).map { NSNumber(value: $0) } ?? creator }
+        }
+        if returns.contains(.data) { values[kSecValueData] = item.data }
+        if returns.contains(.persistentRef) { values[kSecValuePersistentRef] = PersistentReference.data(for: item) }
+        return values
+    }
+}

@@ -1,0 +1,164 @@
+import Device
+import Foundation
+import Logging
+import SharedKeychain
+import Synchronization
+
+/// Who SecItem calls act as and where the items live: an app identity and a store.
+///
+/// iOS code never says which app it is; the system knows. Here the context comes, in order,
+/// from ``with(_:_:)`` (this task only), from ``use(_:)`` (the whole process), or from the
+/// environment (``fromEnvironment(_:)``), read on the first call and kept:
+///
+/// | variable | meaning |
+/// |---|---|
+/// | `SHARED_KEYCHAIN_APP` | the app's bundle ID (required) |
+/// | `SHARED_KEYCHAIN_STATE_DIR` | the device: its installed apps, lock state and private keyring (default as the CLI's) |
+/// | `SHARED_KEYCHAIN_TEAM` | for an app not installed there: its team ID, making it an ad-hoc app |
+/// | `SHARED_KEYCHAIN_ENTITLEMENTS` | the ad-hoc app's entitlements plist (without it: only its app ID group) |
+/// | `SHARED_KEYCHAIN_KEYRING` | `private` (default; started on first use), `user` or `memory` |
+///
+/// A missing or bad setting makes every SecItem call return `errSecNotAvailable` (-25291) or
+/// `errSecMissingEntitlement` (-34018) and log one line saying what to set; it never crashes.
+public struct SecItemContext: Sendable {
+    /// The app's view of the keychain the calls go to.
+    public let keychain: Keychain
+
+    /// A context acting as `app` on `store`.
+    public init(app: AppIdentity, store: any ItemStore) {
+        keychain = Keychain(app: app, store: store)
+    }
+
+    /// A context acting through `keychain`.
+    public init(_ keychain: Keychain) {
+        self.keychain = keychain
+    }
+
+    // MARK: Choosing the context
+
+    @TaskLocal private static var taskContext: SecItemContext?
+    private static let processContext = Mutex<SecItemContext?>(nil)
+    private static let environmentContext = Mutex<SecItemContext?>(nil)
+    private static let lastLogged = Mutex<String?>(nil)
+
+    /// Makes every SecItem call of this process act through `context`; nil goes back to the
+    /// environment.
+    public static func use(_ context: SecItemContext?) {
+        processContext.withLock { $0 = context }
+    }
+
+    /// Runs `body` with SecItem calls made from this task (and its child tasks) acting through
+    /// `context`: for tests that act as several apps at once.
+    public static func with<T>(_ context: SecItemContext, _ body: () throws -> T) rethrows -> T {
+        try $taskContext.withValue(context, operation: body)
+    }
+
+    /// Forgets the context read from the environment, so the next call reads it again.
+    public static func resetEnvironment() {
+        environmentContext.withLock { $0 = nil }
+    }
+
+    /// The context the next call acts through.
+    static func resolve() -> Result<SecItemContext, SecItemConfigurationError> {
+        if let context = taskContext ?? processContext.withLock({ $0 }) { return .success(context) }
+        // Held while a private keyring starts, so concurrent first calls start it once.
+        return environmentContext.withLock { cached -> Result<SecItemContext, SecItemConfigurationError> in
+            if let cached { return .success(cached) }
+            do throws(SecItemConfigurationError) {
+                let context = try fromEnvironment()
+                cached = context
+                return .success(context)
+            } catch {
+                let message = error.description
+                let isNew = lastLogged.withLock { last in
+                    defer { last = message }
+                    return last != message
+                }
+                if isNew { SecItemCall.logger.error("SecItem calls cannot run: \(message)") }
+                return .failure(error)
+            }
+        }
+    }
+
+    /// The context the environment describes (see the table above), opening the store.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(SecItemConfigurationError)
+        -> SecItemContext
+    {
+        guard let bundleID = environment["SHARED_KEYCHAIN_APP"], !bundleID.isEmpty else { throw .noApp }
+        let device = Device(stateDirectory: Device.defaultStateDirectory(environment: environment))
+        let kindName = environment["SHARED_KEYCHAIN_KEYRING"].flatMap { $0.isEmpty ? nil : $0 } ?? KeyringKind.private.rawValue
+        guard let kind = KeyringKind(rawValue: kindName) else { throw .badKeyring(kindName) }
+        let app = try identity(of: bundleID, on: device, environment)
+        let store: any ItemStore
+        do {
+            store = try device.openStore(kind, logger: SecItemCall.logger)
+        } catch {
+            throw .storeUnavailable(kind: kind.rawValue, reason: String(describing: error))
+        }
+        return SecItemContext(app: app, store: store)
+    }
+
+    /// The installed app `bundleID`, or an ad-hoc app from the team and entitlements variables.
+    private static func identity(of bundleID: String, on device: Device, _ environment: [String: String]) throws(SecItemConfigurationError)
+        -> AppIdentity
+    {
+        let installed: InstalledApp?
+        do { installed = try device.app(bundleID) } catch { throw .device(error.description) }
+        let team = environment["SHARED_KEYCHAIN_TEAM"].flatMap { $0.isEmpty ? nil : $0 }
+        if let installed {
+            if let team, team != installed.identity.teamID.rawValue {
+                throw .teamMismatch(bundleID: bundleID, installed: installed.identity.teamID.rawValue, given: team)
+            }
+            return installed.identity
+        }
+        guard let team else { throw .notInstalled(bundleID: bundleID, stateDirectory: device.stateDirectory.path) }
+        do {
+            let teamID = try TeamIdentifier(team)
+            guard let path = environment["SHARED_KEYCHAIN_ENTITLEMENTS"], !path.isEmpty else {
+                return try AppIdentity(bundleID: bundleID, teamID: teamID)
+            }
+            let url = URL(fileURLWithPath: path)
+            return try AppIdentity(bundleID: bundleID, teamID: teamID, entitlements: Entitlements(contentsOf: url), source: url.path)
+        } catch {
+            throw .badIdentity(String(describing: error))
+        }
+    }
+}
+
+/// Why the environment describes no usable SecItem context. Each says what to set.
+public enum SecItemConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case noApp
+    case badKeyring(String)
+    case notInstalled(bundleID: String, stateDirectory: String)
+    case teamMismatch(bundleID: String, installed: String, given: String)
+    case badIdentity(String)
+    case device(String)
+    case storeUnavailable(kind: String, reason: String)
+
+    /// The status every SecItem call returns meanwhile.
+    public var status: KeychainStatus {
+        switch self {
+        case .notInstalled, .teamMismatch: .missingEntitlement
+        default: .notAvailable
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .noApp:
+            "SHARED_KEYCHAIN_APP is not set: set it to the app's bundle ID (and SHARED_KEYCHAIN_TEAM for an app not installed on the device), or call SecItemContext.use(_:)"
+        case .badKeyring(let name):
+            "SHARED_KEYCHAIN_KEYRING is '\(name)': use private, user or memory"
+        case .notInstalled(let bundleID, let directory):
+            "\(bundleID) is not installed on the device at \(directory): install it (`shared-keychain device install`), or set SHARED_KEYCHAIN_TEAM (and SHARED_KEYCHAIN_ENTITLEMENTS) to run it as an ad-hoc app"
+        case .teamMismatch(let bundleID, let installed, let given):
+            "\(bundleID) is installed with team \(installed), but SHARED_KEYCHAIN_TEAM says \(given): unset it, or fix it"
+        case .badIdentity(let reason):
+            "the app described by SHARED_KEYCHAIN_TEAM and SHARED_KEYCHAIN_ENTITLEMENTS is not valid: \(reason)"
+        case .device(let reason):
+            "the device cannot be read: \(reason)"
+        case .storeUnavailable(let kind, let reason):
+            "the \(kind) keyring cannot be opened: \(reason)"
+        }
+    }
+}

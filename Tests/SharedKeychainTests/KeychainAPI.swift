@@ -1,0 +1,182 @@
+import Foundation
+import KeychainServices
+import KeychainTestSupport
+import SharedKeychain
+import Testing
+
+/// The calls the keychain conformance suite makes, so it runs through every API: the Swift
+/// `Keychain`, and Apple's SecItem functions (``SecItemKeychain``).
+protocol KeychainAPI: Sendable {
+    var app: AppIdentity { get }
+    var store: any ItemStore { get }
+    @discardableResult func add(_ new: NewItem) throws(KeychainError) -> KeychainItem
+    func copyMatching(_ query: KeychainQuery, limit: MatchLimit) throws(KeychainError) -> [KeychainItem]
+    func copyAll(_ query: KeychainQuery) throws(KeychainError) -> [KeychainItem]
+    func first(_ query: KeychainQuery) throws(KeychainError) -> KeychainItem
+    @discardableResult func update(_ query: KeychainQuery, with change: ItemChange) throws(KeychainError) -> Int
+    @discardableResult func delete(_ query: KeychainQuery) throws(KeychainError) -> Int
+}
+
+extension KeychainAPI {
+    func copyMatching(_ query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {
+        try copyMatching(query, limit: .one)
+    }
+}
+
+extension Keychain: KeychainAPI {}
+
+/// Which API a conformance test goes through.
+enum API: String, CaseIterable, Sendable {
+    case swift
+    case secItem
+
+    func client(app: AppIdentity, store: any ItemStore) -> any KeychainAPI {
+        switch self {
+        case .swift: Keychain(app: app, store: store)
+        case .secItem: SecItemKeychain(context: SecItemContext(app: app, store: store))
+        }
+    }
+}
+
+/// A backend and an API: every backend through the Swift API, and memory and the keyring (the
+/// CLI's layout) through SecItem.
+struct Target: Sendable, CustomTestStringConvertible {
+    let backend: TestBackend
+    let api: API
+
+    static let all: [Target] =
+        TestBackend.allCases.map { Target(backend: $0, api: .swift) }
+        + TestBackend.memoryAndKeyring.map { Target(backend: $0, api: .secItem) }
+
+    var testDescription: String { "\(backend.rawValue) via \(api.rawValue)" }
+}
+
+/// The keychain as iOS code reaches it: every call is a SecItem dictionary, every answer an
+/// OSStatus and a `CFTypeRef`, turned back into the conformance suite's types. Counts come from
+/// a SecItemCopyMatching made just before (SecItem returns none).
+struct SecItemKeychain: KeychainAPI {
+    let context: SecItemContext
+    var app: AppIdentity { context.keychain.app }
+    var store: any ItemStore { context.keychain.store }
+
+    func add(_ new: NewItem) throws(KeychainError) -> KeychainItem {
+        var attributes: [String: Any] = [
+            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: new.account,
+            kSecAttrService as String: new.service, kSecValueData as String: new.data,
+            kSecAttrAccessible as String: new.accessibility.secValue,
+            kSecReturnAttributes as String: kCFBooleanTrue!, kSecReturnData as String: true,
+        ]
+        attributes[kSecAttrAccessGroup as String] = new.group
+        attributes[kSecAttrGeneric as String] = new.generic
+        attributes[kSecAttrType as String] = new.type
+        attributes[kSecAttrLabel as String] = new.label
+        attributes[kSecAttrComment as String] = new.comment
+        attributes[kSecAttrDescription as String] = new.itemDescription
+        if new.synchronizable { attributes[kSecAttrSynchronizable as String] = kCFBooleanTrue }
+        var result: CFTypeRef?
+        let status = SecItemContext.with(context) { SecItemAdd(attributes as CFDictionary, &result) }
+        try check(status, new.group, "account '\(new.account)'")
+        guard let values = result as? [String: Any] else { throw .invalidParameter("SecItemAdd returned no attributes") }
+        return try Self.item(values)
+    }
+
+    func copyMatching(_ query: KeychainQuery, limit: MatchLimit) throws(KeychainError) -> [KeychainItem] {
+        var dictionary = Self.dictionary(query)
+        dictionary[kSecReturnAttributes as String] = true
+        dictionary[kSecReturnData as String] = kCFBooleanTrue
+        switch limit {
+        case .one: dictionary[kSecMatchLimit as String] = kSecMatchLimitOne
+        case .all: dictionary[kSecMatchLimit as String] = kSecMatchLimitAll
+        case .count(let count): dictionary[kSecMatchLimit as String] = count
+        }
+        var result: CFTypeRef?
+        let status = SecItemContext.with(context) { SecItemCopyMatching(dictionary as CFDictionary, &result) }
+        try check(status, query.group, query.description)
+        if limit == .one {
+            guard let values = result as? [String: Any] else { throw .invalidParameter("no dictionary for kSecMatchLimitOne") }
+            return [try Self.item(values)]
+        }
+        guard let array = result as? [[String: Any]] else { throw .invalidParameter("no array for a match limit above one") }
+        var items: [KeychainItem] = []
+        for values in array { items.append(try Self.item(values)) }
+        return items
+    }
+
+    func copyAll(_ query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {
+        do { return try copyMatching(query, limit: .all) } catch where error.status == .itemNotFound { return [] }
+    }
+
+    func first(_ query: KeychainQuery) throws(KeychainError) -> KeychainItem {
+        try copyMatching(query, limit: .one)[0]
+    }
+
+    func update(_ query: KeychainQuery, with change: ItemChange) throws(KeychainError) -> Int {
+        precondition(change.ifVersion == nil, "SecItemUpdate has no compare-and-swap")
+        var attributes: [String: Any] = [:]
+        attributes[kSecAttrAccount as String] = change.account
+        attributes[kSecAttrService as String] = change.service
+        attributes[kSecAttrGeneric as String] = change.generic
+        attributes[kSecAttrType as String] = change.type
+        attributes[kSecAttrLabel as String] = change.label
+        attributes[kSecAttrComment as String] = change.comment
+        attributes[kSecAttrDescription as String] = change.itemDescription
+        attributes[kSecAttrAccessible as String] = change.accessibility?.secValue
+        attributes[kSecAttrSynchronizable as String] = change.synchronizable
+        attributes[kSecValueData as String] = change.data
+        let count = try copyAll(query).count
+        let status = SecItemContext.with(context) { SecItemUpdate(Self.dictionary(query) as CFDictionary, attributes as CFDictionary) }
+        try check(status, query.group, query.description)
+        return count
+    }
+
+    func delete(_ query: KeychainQuery) throws(KeychainError) -> Int {
+        let count = try copyAll(query).count
+        let status = SecItemContext.with(context) { SecItemDelete(Self.dictionary(query) as CFDictionary) }
+        try check(status, query.group, query.description)
+        return count
+    }
+
+    // MARK: Translation
+
+    static func dictionary(_ query: KeychainQuery) -> [String: Any] {
+        var dictionary: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
+        dictionary[kSecAttrAccessGroup as String] = query.group
+        dictionary[kSecAttrAccount as String] = query.account
+        dictionary[kSecAttrService as String] = query.service
+        dictionary[kSecAttrGeneric as String] = query.generic
+        dictionary[kSecAttrType as String] = query.type
+        dictionary[kSecAttrLabel as String] = query.filters.label
+        dictionary[kSecAttrComment as String] = query.filters.comment
+        dictionary[kSecAttrDescription as String] = query.filters.itemDescription
+        dictionary[kSecAttrAccessible as String] = query.filters.accessibility?.secValue
+        dictionary[kSecAttrSynchronizable as String] = query.filters.synchronizable.map { $0 as Any } ?? kSecAttrSynchronizableAny
+        return dictionary
+    }
+
+    /// The status as the conformance suite's error (the message is the status's; SecItem
+    /// returns no more).
+    func check(_ status: OSStatus, _ group: String?, _ what: String) throws(KeychainError) {
+        guard status != errSecSuccess else { return }
+        switch KeychainStatus(rawValue: status) {
+        case .missingEntitlement: throw .missingEntitlement(group: group ?? "", app: app.bundleID, entitled: app.accessGroupNames)
+        case .itemNotFound: throw .itemNotFound(query: what)
+        case .duplicateItem: throw .duplicateItem(PrimaryKey(group: group ?? "", account: "", service: ""))
+        case .param: throw .invalidParameter(SecCopyErrorMessageString(status, nil) ?? "")
+        default: throw .storage(.backend(domain: "OSStatus", code: Int(status), message: SecCopyErrorMessageString(status, nil) ?? ""))
+        }
+    }
+
+    static func item(_ values: [String: Any]) throws(KeychainError) -> KeychainItem {
+        guard let group = values[kSecAttrAccessGroup as String] as? String, let account = values[kSecAttrAccount as String] as? String,
+            let service = values[kSecAttrService as String] as? String, let created = values[kSecAttrCreationDate as String] as? Date,
+            let modified = values[kSecAttrModificationDate as String] as? Date, let data = values[kSecValueData as String] as? Data,
+            let accessible = (values[kSecAttrAccessible as String] as? String).flatMap(Accessibility.init(secValue:))
+        else { throw .invalidParameter("a SecItem result lacks attributes: \(values.keys.sorted())") }
+        return KeychainItem(
+            group: group, account: account, service: service, generic: values[kSecAttrGeneric as String] as? Data,
+            type: (values[kSecAttrType as String] as? NSNumber)?.intValue, label: values[kSecAttrLabel as String] as? String,
+            comment: values[kSecAttrComment as String] as? String, itemDescription: values[kSecAttrDescription as String] as? String,
+            creator: values[kSecAttrCreator as String] as? String, creationDate: created, modificationDate: modified, data: data,
+            accessibility: accessible, synchronizable: (values[kSecAttrSynchronizable as String] as? NSNumber)?.boolValue ?? false)
+    }
+}
