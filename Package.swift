@@ -143,6 +143,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "KeychainServicesTests",
+            dependencies: ["KeychainServices", "SharedKeychain", "Device", "SuiteManifest", "KeychainTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "TokenCacheTests",
             dependencies: ["TokenCache", "SharedKeychain", "KeychainTestSupport"],
             swiftSettings: strict
