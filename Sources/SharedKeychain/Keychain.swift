@@ -46,11 +46,11 @@ public struct Keychain: Sendable {
         return found
     }
 
-    /// Every match in creation order; an empty array when nothing matches (a listing, where
-    /// "none" is an answer rather than an error).
-    public func copyAll(_ query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {
+    /// Every match in creation order (at most `limit`); an empty array when nothing matches (a
+    /// listing, where "none" is an answer rather than an error).
+    public func copyAll(_ query: KeychainQuery, limit: MatchLimit = .all) throws(KeychainError) -> [KeychainItem] {
         let scoped = try resolve(query)
-        do { return try store.items(matching: scoped, limit: nil) } catch { throw KeychainError(error) }
+        do { return try store.items(matching: scoped, limit: limit.count) } catch { throw KeychainError(error) }
     }
 
     /// `SecItemCopyMatching` with `kSecMatchLimitOne`.

@@ -30,6 +30,15 @@ struct ItemAddCommand: ReportingCommand {
     @Option(help: "A label (kSecAttrLabel).")
     var label: String?
 
+    @Option(help: "A comment (kSecAttrComment).")
+    var comment: String?
+
+    @Option(help: "A description (kSecAttrDescription), a user-visible kind of item.")
+    var description: String?
+
+    @Flag(help: "Mark the item synchronizable (kSecAttrSynchronizable). Nothing syncs on Linux; the flag is kept and matched.")
+    var synchronizable = false
+
     @Option(help: ArgumentHelp(
         "When the item can be used (kSecAttrAccessible): whenUnlocked (default), afterFirstUnlock, always, whenPasscodeSetThisDeviceOnly, whenUnlockedThisDeviceOnly, afterFirstUnlockThisDeviceOnly or alwaysThisDeviceOnly.",
         discussion: "While the device is locked (`device lock`), whenUnlocked* and whenPasscodeSet* items fail with errSecInteractionNotAllowed (-25308); afterFirstUnlock* items work once the device was unlocked after its last reboot.",
@@ -46,7 +55,8 @@ struct ItemAddCommand: ReportingCommand {
         let keychain = try KeychainSession(global).keychain(for: app.identity(global))
         let item = try keychain.add(NewItem(
             account: account, service: service, group: group, generic: generic.map { Data($0.utf8) },
-            type: type, label: label, data: input.required(), accessibility: accessible))
+            type: type, label: label, comment: comment, itemDescription: description, data: input.required(),
+            accessibility: accessible, synchronizable: synchronizable))
         if global.json {
             Output.printJSON(ItemJSON(item, includeData: false))
         } else {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SharedKeychain
 
-/// The attributes that select items: `--account`, `--service`, `--group`.
+/// The attributes that select items: every attribute an item has. Each given one must match.
 struct ItemSelectionOptions: ParsableArguments {
     @Option(help: "Match this account (kSecAttrAccount).")
     var account: String?
@@ -19,13 +19,77 @@ struct ItemSelectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Match this type attribute (kSecAttrType), an integer from 0 to 4294967295.", valueName: "type"))
     var type: Int?
 
+    @Option(help: "Match this label (kSecAttrLabel).")
+    var label: String?
+
+    @Option(help: "Match this comment (kSecAttrComment).")
+    var comment: String?
+
+    @Option(help: "Match this description (kSecAttrDescription).")
+    var description: String?
+
+    @Option(help: ArgumentHelp("Match this creator: the bundle ID of the app that added the item, or `external` for items another Secret Service client wrote.", valueName: "creator"))
+    var creator: String?
+
+    @Option(help: ArgumentHelp("Match this class (kSecAttrAccessible): whenUnlocked, afterFirstUnlock, always, or a ThisDeviceOnly variant.", valueName: "class"))
+    var accessible: Accessibility?
+
+    @Option(help: ArgumentHelp("Match synchronizable items (true) or local ones (false). Default: both.", valueName: "bool"))
+    var synchronizable: Bool?
+
     /// Range checks, reported with their status by the command's `checkInputs`.
     func checkInputs() throws {
         if let type { try InputValidation.check(type, "--type", in: 0...Int(UInt32.max)) }
     }
 
     var query: KeychainQuery {
-        KeychainQuery(group: group, account: account, service: service, generic: generic.map { Data($0.utf8) }, type: type)
+        KeychainQuery(
+            group: group, account: account, service: service, generic: generic.map { Data($0.utf8) }, type: type,
+            filters: ItemQuery.Filters(
+                label: label, comment: comment, itemDescription: description, creator: creator, accessibility: accessible,
+                synchronizable: synchronizable))
+    }
+}
+
+/// The values `item update` sets: `--new-<attribute>` for each attribute, so that the plain
+/// names stay filters on every command.
+struct ItemChangeOptions: ParsableArguments {
+    @Option(name: .customLong("new-account"), help: ArgumentHelp("Set the account (a new primary key).", valueName: "account"))
+    var account: String?
+
+    @Option(name: .customLong("new-service"), help: ArgumentHelp("Set the service (a new primary key).", valueName: "service"))
+    var service: String?
+
+    @Option(name: .customLong("new-generic"), help: ArgumentHelp("Set the generic attribute, as text.", valueName: "text"))
+    var generic: String?
+
+    @Option(name: .customLong("new-type"), help: ArgumentHelp("Set the type attribute, an integer from 0 to 4294967295.", valueName: "type"))
+    var type: Int?
+
+    @Option(name: .customLong("new-label"), help: ArgumentHelp("Set the label.", valueName: "label"))
+    var label: String?
+
+    @Option(name: .customLong("new-comment"), help: ArgumentHelp("Set the comment.", valueName: "comment"))
+    var comment: String?
+
+    @Option(name: .customLong("new-description"), help: ArgumentHelp("Set the description.", valueName: "description"))
+    var description: String?
+
+    @Option(name: .customLong("new-accessible"), help: ArgumentHelp("Set the class (kSecAttrAccessible); the device's lock applies to the new class.", valueName: "class"))
+    var accessible: Accessibility?
+
+    @Option(name: .customLong("new-synchronizable"), help: ArgumentHelp("Set the synchronizable flag.", valueName: "bool"))
+    var synchronizable: Bool?
+
+    func checkInputs() throws {
+        if let type { try InputValidation.check(type, "--new-type", in: 0...Int(UInt32.max)) }
+    }
+
+    /// The change, with `data` as the new data when given.
+    func change(data: Data?, ifVersion: UInt64?) -> ItemChange {
+        ItemChange(
+            account: account, service: service, generic: generic.map { Data($0.utf8) }, type: type, label: label, comment: comment,
+            itemDescription: description, accessibility: accessible, synchronizable: synchronizable, data: data, ifVersion: ifVersion)
     }
 }
 

@@ -12,7 +12,11 @@ struct ItemJSON: Encodable {
     let genericBase64: String?
     let type: Int?
     let label: String?
+    let comment: String?
+    let description: String?
     let creator: String?
+    /// `kSecAttrSynchronizable`.
+    let synchronizable: Bool
     let created: Date
     let modified: Date
     /// The item's write count, for `item update --if-version`.
@@ -31,7 +35,10 @@ struct ItemJSON: Encodable {
         genericBase64 = item.generic?.base64EncodedString()
         type = item.type
         label = item.label
+        comment = item.comment
+        description = item.itemDescription
         creator = item.creator
+        synchronizable = item.synchronizable
         created = item.creationDate
         modified = item.modificationDate
         version = item.version

@@ -5,18 +5,25 @@ import SharedKeychain
 struct ItemListCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the attributes of the items the app can see; never their data."
+        abstract: "List the attributes of the items the app can see, or of those matching the attributes given; never their data."
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var app: AppOptions
 
-    @Option(help: ArgumentHelp("Only this access group. Default: all the app's groups.", valueName: "group"))
-    var group: String?
+    @OptionGroup var selection: ItemSelectionOptions
+
+    @Option(help: ArgumentHelp("List at most this many, oldest first (a number as kSecMatchLimit).", valueName: "n"))
+    var limit: Int?
+
+    func checkInputs() throws {
+        try selection.checkInputs()
+        if let limit { try InputValidation.check(limit, "--limit", in: 1...1_000_000) }
+    }
 
     func execute() throws {
         let keychain = try KeychainSession(global).keychain(for: app.identity(global))
-        let items = try keychain.copyAll(.all(in: group))
+        let items = try keychain.copyAll(selection.query, limit: limit.map { .count($0) } ?? .all)
         if global.json {
             Output.printJSON(items.map { ItemJSON($0, includeData: false) })
             return

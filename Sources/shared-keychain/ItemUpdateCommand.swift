@@ -4,18 +4,21 @@ import SharedKeychain
 struct ItemUpdateCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
-        abstract: "Replace the data of every matching item (SecItemUpdate); prints how many changed.",
+        abstract: "Change every matching item (SecItemUpdate): its data, any attribute, or both; prints how many changed.",
         discussion: """
-            The new data comes only from --data, --data-file or --stdin; without one nothing is
-            changed (errSecParam). --if-version V makes the update a compare-and-swap: it applies
-            only if every matching item is still at version V (see `item get --json`), else it
-            fails with errSKVersionConflict (-99001, exit 18) and changes nothing.
+            --account, --service, --label and the other plain names select the items; --new-label,
+            --new-comment and the other --new-* options set attributes, and --data, --data-file
+            or --stdin the data. With nothing to set nothing is changed (errSecParam). --if-version
+            V makes the update a compare-and-swap: it applies only if every matching item is still
+            at version V (see `item get --json`), else it fails with errSKVersionConflict (-99001,
+            exit 18) and changes nothing.
             """
     )
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var app: AppOptions
     @OptionGroup var selection: ItemSelectionOptions
+    @OptionGroup var changes: ItemChangeOptions
     @OptionGroup var input: DataOptions
 
     @Option(name: .customLong("if-version"), help: ArgumentHelp(
@@ -24,15 +27,17 @@ struct ItemUpdateCommand: ReportingCommand {
 
     func checkInputs() throws {
         try selection.checkInputs()
+        try changes.checkInputs()
     }
 
     func execute() throws {
-        guard let data = try input.read() else {
-            throw UsageFailure(message: "nothing to update: give the new data with --data TEXT, --data-file FILE or --stdin")
+        let change = changes.change(data: try input.read(), ifVersion: ifVersion)
+        guard !change.isEmpty else {
+            throw UsageFailure(message: "nothing to update: give new data (--data TEXT, --data-file FILE or --stdin) or an attribute to set (--new-label, --new-comment, ...)")
         }
         if let ifVersion { try InputValidation.check(ifVersion, "--if-version", in: 1...UInt64.max) }
         let keychain = try KeychainSession(global).keychain(for: app.identity(global))
-        let count = try keychain.update(selection.query, with: ItemChange(data: data, ifVersion: ifVersion))
+        let count = try keychain.update(selection.query, with: change)
         if global.json {
             Output.printJSON(["updated": count])
         } else {

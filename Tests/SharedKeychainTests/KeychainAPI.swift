@@ -11,7 +11,7 @@ protocol KeychainAPI: Sendable {
     var store: any ItemStore { get }
     @discardableResult func add(_ new: NewItem) throws(KeychainError) -> KeychainItem
     func copyMatching(_ query: KeychainQuery, limit: MatchLimit) throws(KeychainError) -> [KeychainItem]
-    func copyAll(_ query: KeychainQuery) throws(KeychainError) -> [KeychainItem]
+    func copyAll(_ query: KeychainQuery, limit: MatchLimit) throws(KeychainError) -> [KeychainItem]
     func first(_ query: KeychainQuery) throws(KeychainError) -> KeychainItem
     @discardableResult func update(_ query: KeychainQuery, with change: ItemChange) throws(KeychainError) -> Int
     @discardableResult func delete(_ query: KeychainQuery) throws(KeychainError) -> Int
@@ -20,6 +20,10 @@ protocol KeychainAPI: Sendable {
 extension KeychainAPI {
     func copyMatching(_ query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {
         try copyMatching(query, limit: .one)
+    }
+
+    func copyAll(_ query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {
+        try copyAll(query, limit: .all)
     }
 }
 
@@ -102,8 +106,8 @@ struct SecItemKeychain: KeychainAPI {
         return items
     }
 
-    func copyAll(_ query: KeychainQuery) throws(KeychainError) -> [KeychainItem] {
-        do { return try copyMatching(query, limit: .all) } catch where error.status == .itemNotFound { return [] }
+    func copyAll(_ query: KeychainQuery, limit: MatchLimit) throws(KeychainError) -> [KeychainItem] {
+        do { return try copyMatching(query, limit: limit) } catch where error.status == .itemNotFound { return [] }
     }
 
     func first(_ query: KeychainQuery) throws(KeychainError) -> KeychainItem {

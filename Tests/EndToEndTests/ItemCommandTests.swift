@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@Suite("item commands: every attribute")
+struct ItemCommandTests {
+    let app = ["--app", "com.contoso.attributes", "--team", "ABCDE12345"]
+
+    /// Every attribute the library has is set by `item add`, shown by `item get --attributes`,
+    /// matched by every command, and changed by `item update --new-*`.
+    @Test func everyAttributeRoundTripsAndFilters() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let added = try cli.run([
+            "item", "add", "--account", "alice", "--service", "rt", "--generic", "g1", "--type", "2002", "--label", "Refresh token",
+            "--comment", "for the suite", "--description", "MSAL token", "--accessible", "afterFirstUnlock", "--synchronizable",
+            "--data", "secret-a",
+        ] + app)
+        #expect(added.status == 0, "\(added.standardError)")
+        #expect(try cli.run(["item", "add", "--account", "bob", "--service", "rt", "--data", "secret-b"] + app).status == 0)
+
+        let shown = try cli.run(["item", "get", "--account", "alice", "--attributes"] + app)
+        let object = try shown.jsonObject()
+        #expect(object["label"] as? String == "Refresh token")
+        #expect(object["comment"] as? String == "for the suite")
+        #expect(object["description"] as? String == "MSAL token")
+        #expect(object["generic"] as? String == "g1" && object["type"] as? Int == 2002)
+        #expect(object["accessible"] as? String == "afterFirstUnlock")
+        #expect(object["synchronizable"] as? Bool == true)
+        #expect(object["creator"] as? String == "com.contoso.attributes")
+        #expect(!shown.output.contains("secret-a"))
+
+        // Each attribute filters get, list and delete.
+        for filter in [["--label", "Refresh token"], ["--comment", "for the suite"], ["--description", "MSAL token"],
+                       ["--accessible", "afterFirstUnlock"], ["--synchronizable", "true"]] {
+            #expect(try cli.run(["item", "get"] + filter + app).output == "secret-a", "\(filter)")
+            let listed = try #require(try cli.run(["item", "list", "--json"] + filter + app).json() as? [[String: Any]])
+            #expect(listed.map { $0["account"] as? String } == ["alice"], "\(filter)")
+        }
+        let byCreator = try #require(try cli.run(["item", "list", "--json", "--creator", "com.contoso.attributes"] + app).json() as? [[String: Any]])
+        #expect(byCreator.count == 2)
+        #expect(try cli.run(["item", "get", "--label", "nothing"] + app).status == 11)
+        #expect(try cli.run(["item", "list", "--limit", "1", "--json"] + app).json() as? [[String: Any]] != nil)
+        #expect((try cli.run(["item", "list", "--limit", "1", "--json"] + app).json() as? [[String: Any]])?.count == 1)
+
+        // update sets attributes with --new-*, data or not; the plain names select.
+        let updated = try cli.run([
+            "item", "update", "--label", "Refresh token", "--new-label", "RT", "--new-comment", "rotated", "--new-description", "token",
+            "--new-accessible", "always", "--new-synchronizable", "false", "--new-generic", "g2", "--new-type", "2001",
+        ] + app)
+        #expect(updated.status == 0, "\(updated.standardError)")
+        #expect(updated.output == "updated 1 item\n")
+        let after = try cli.run(["item", "get", "--account", "alice", "--json"] + app).jsonObject()
+        #expect(after["label"] as? String == "RT" && after["comment"] as? String == "rotated" && after["description"] as? String == "token")
+        #expect(after["accessible"] as? String == "always" && after["synchronizable"] as? Bool == false)
+        #expect(after["generic"] as? String == "g2" && after["type"] as? Int == 2001)
+        #expect(after["data"] as? String == "secret-a")
+        #expect(try cli.run(["item", "update", "--account", "alice", "--new-account", "carol"] + app).status == 0)
+        #expect(try cli.run(["item", "get", "--account", "carol"] + app).output == "secret-a")
+
+        // Nothing to set is refused, and a filtered delete takes only what matches.
+        let nothing = try cli.run(["item", "update", "--account", "carol"] + app)
+        #expect(nothing.status == 10)
+        #expect(nothing.standardError.contains("--new-label"))
+        #expect(try cli.run(["item", "delete", "--comment", "rotated"] + app).output == "deleted 1 item\n")
+        #expect(try cli.run(["item", "get", "--account", "bob"] + app).output == "secret-b")
+    }
+}
