@@ -56,25 +56,32 @@ extension TokenCache {
     }
 
     /// Update-then-add, as the SDKs write: update on {group, account, service, type}; when
-    /// nothing matched, add; when that add loses a race to another app's add, update again.
+    /// nothing matched, add; when that add loses a race to another app's add, update again, and
+    /// when a wipe took that item meanwhile, add again: a write ends with the item written.
     func store(_ data: Data, at layout: ItemLayout) throws(TokenCacheError) {
         let query = KeychainQuery(group: accessGroup, account: layout.account, service: layout.service, type: layout.type)
         let change = ItemChange(generic: layout.generic, data: data)
-        do {
-            try keychain.update(query, with: change)
-            return
-        } catch {
-            guard case .itemNotFound = error else { throw .keychain(error) }
+        let item = NewItem(
+            account: layout.account, service: layout.service, group: accessGroup,
+            generic: layout.generic, type: layout.type, data: data, accessibility: configuration.accessibility)
+        // Each round loses only to another app's write or wipe in between; a few always suffice.
+        var lastError = KeychainError.itemNotFound(query: query.description)
+        for _ in 0..<8 {
+            do {
+                try keychain.update(query, with: change)
+                return
+            } catch {
+                guard case .itemNotFound = error else { throw .keychain(error) }
+            }
+            do {
+                try keychain.add(item)
+                return
+            } catch {
+                guard case .duplicateItem = error else { throw .keychain(error) }
+                lastError = error
+            }
         }
-        do {
-            try keychain.add(NewItem(
-                account: layout.account, service: layout.service, group: accessGroup,
-                generic: layout.generic, type: layout.type, data: data, accessibility: configuration.accessibility))
-            return
-        } catch {
-            guard case .duplicateItem = error else { throw .keychain(error) }
-        }
-        do { try keychain.update(query, with: change) } catch { throw .keychain(error) }
+        throw .keychain(lastError)
     }
 
     /// Deletes the one item at `item`'s primary key; one already gone is not an error.

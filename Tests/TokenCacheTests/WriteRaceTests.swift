@@ -1,0 +1,51 @@
+import Foundation
+import KeychainStorage
+import SharedKeychain
+import Synchronization
+import Testing
+@testable import TokenCache
+
+/// Another app racing every write: it adds the key just before our add (so ours is a
+/// duplicate), then wipes the group just before our next update (so that finds nothing), once.
+final class RacingStore: ItemStore {
+    let base = InMemoryStore()
+    private let raced = Mutex((added: false, wiped: false))
+    var name: String { base.name }
+
+    func add(_ item: StoredItem) throws(StorageError) {
+        let first = raced.withLock { state in defer { state.added = true }; return !state.added }
+        if first { try base.add(item) }
+        try base.add(item)
+    }
+
+    func items(matching query: ItemQuery, limit: Int?) throws(StorageError) -> [StoredItem] {
+        try base.items(matching: query, limit: limit)
+    }
+
+    func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
+        let wipe = raced.withLock { state in
+            defer { if state.added { state.wiped = true } }
+            return state.added && !state.wiped
+        }
+        if wipe { _ = try base.delete(matching: ItemQuery(groups: query.groups)) }
+        return try base.update(matching: query, with: change, at: date)
+    }
+
+    func delete(matching query: ItemQuery) throws(StorageError) -> Int {
+        try base.delete(matching: query)
+    }
+}
+
+@Suite("Writes racing other apps")
+struct WriteRaceTests {
+    /// Found by the token load test under load: update (nothing), add (another app's add won),
+    /// update again (a wipe took it meanwhile) failed with errSecItemNotFound. A write must
+    /// end with the item written.
+    @Test func aWriteThatLosesToAnAddAndThenToAWipeStillWrites() throws {
+        let store = RacingStore()
+        let suite = try Suite(.memory, store: store)
+        let result = try suite.mail.signIn(username: "alice@contoso.com", tenant: "contoso.com")
+        #expect(result.source == .interactive)
+        #expect(try suite.calendar.accounts().map(\.username) == ["alice@contoso.com"])
+    }
+}
