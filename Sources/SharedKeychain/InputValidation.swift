@@ -11,7 +11,9 @@ public enum InputValidation {
     /// `value` when it is finite and inside `range`; else errSecParam naming `field` and the range.
     ///
     /// - Parameters:
+    ///   - value: the number given.
     ///   - field: how the user wrote it (`--timeout`, `steps[3].wait`).
+    ///   - range: the values allowed.
     ///   - unit: appended to the range in the message (`seconds`, `bytes`), or nil.
     @discardableResult
     public static func check(
@@ -98,7 +100,10 @@ public enum InputValidation {
     }
 
     /// Reads a whole file, refusing one larger than `limits.maxBytes` before reading it.
-    /// - Parameter field: how the user named the file (`--input`, `suite manifest`).
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - field: how the user named the file (`--input`, `suite manifest`).
+    ///   - limits: the limits the file is held to.
     public static func readDocument(
         at url: URL, field: String, limits: DocumentLimits = .standard
     ) throws(KeychainError) -> Data {

@@ -5,11 +5,11 @@ extension Keychain {
     /// Watching needs the same entitlement as reading: a group the app is not entitled to is
     /// errSecMissingEntitlement (-34018), and `$(AppIdentifierPrefix)` is expanded first. Events
     /// name items by group, account, service and creator; they never carry data. Cancel the
-    /// returned watch when done (see ``ItemWatch``).
+    /// returned watch when done (see `ItemWatch`).
     ///
     /// - Throws: ``KeychainError/missingEntitlement(group:app:entitled:)`` for a group the app
     ///   may not use; ``KeychainError/invalidParameter(_:)`` (errSecParam) when the store cannot
-    ///   be watched (it does not conform to ``ItemWatching``); the store's own failures.
+    ///   be watched (it does not conform to `ItemWatching`); the store's own failures.
     public func watch(group: String? = nil) throws(KeychainError) -> ItemWatch {
         let groups = try resolve(.all(in: group)).groups
         guard let watchable = store as? any ItemWatching else {

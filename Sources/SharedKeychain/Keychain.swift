@@ -15,7 +15,10 @@ public struct Keychain: Sendable {
     public let store: any ItemStore
     private let now: @Sendable () -> Date
 
-    /// - Parameter now: the clock for creation and modification dates.
+    /// - Parameters:
+    ///   - app: who the calls act as: its groups decide what it reaches.
+    ///   - store: where the items live (memory, or a Secret Service).
+    ///   - now: the clock for creation and modification dates.
     public init(app: AppIdentity, store: any ItemStore, now: @escaping @Sendable () -> Date = { Date() }) {
         self.app = app
         self.store = store

@@ -1,6 +1,6 @@
 extension TokenCache {
     /// MSAL's `acquireToken` as an app calls it: silently when it can (see
-    /// ``acquireTokenSilent(account:scopes:)``); when that needs interaction and `interactive`
+    /// ``acquireTokenSilent(account:scopes:forceRefresh:)``); when that needs interaction and `interactive`
     /// allows it, an emulated interactive sign-in of the same user, which needs the identifier
     /// to be a username. The result's `source` says which happened.
     ///

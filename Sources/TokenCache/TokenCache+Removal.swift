@@ -8,7 +8,7 @@ extension TokenCache {
     /// wrote it last, this can delete the family token sibling apps rely on, as in the SDK.
     /// Writes the wipe record when a refresh token was deleted.
     ///
-    /// - Parameter account: a home account ID or a username.
+    /// - Parameter identifier: a home account ID or a username.
     /// - Returns: how many credentials were deleted.
     @discardableResult
     public func remove(account identifier: String) throws(TokenCacheError) -> Int {
@@ -42,7 +42,7 @@ extension TokenCache {
     /// Deletes every item of the user in this environment, whichever app wrote it: every app's
     /// tokens, the account records and the sign-in states. One delete, then the wipe record.
     ///
-    /// - Parameter account: a home account ID or a username.
+    /// - Parameter identifier: a home account ID or a username.
     /// - Returns: how many items were deleted.
     @discardableResult
     public func wipeAccount(_ identifier: String) throws(TokenCacheError) -> Int {

@@ -10,7 +10,8 @@ extension TokenCache {
     /// ``expirationMargin``.
     ///
     /// - Parameters:
-    ///   - account: a home account ID (`<oid>.<tid>`) or a username.
+    ///   - identifier: a home account ID (`<oid>.<tid>`) or a username.
+    ///   - scopes: the scopes the token must cover.
     ///   - forceRefresh: skip cached access tokens and redeem a refresh token, as MSAL's
     ///     `forceRefresh` does.
     /// - Throws: ``TokenCacheError/interactionRequired(reason:lastWipe:)`` when no token is usable;

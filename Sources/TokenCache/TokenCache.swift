@@ -33,6 +33,8 @@ public struct TokenCache: Sendable {
     /// - Parameters:
     ///   - keychain: the app's keychain; it must be entitled to the sharing group, or every
     ///     operation fails with errSecMissingEntitlement.
+    ///   - configuration: the app's MSAL settings: client ID, sharing group, family.
+    ///   - issuer: the emulated token endpoint.
     ///   - now: the clock for token lifetimes (injectable for tests and `--now`).
     /// - Throws: ``TokenCacheError/invalidArgument(_:)`` for an unusable configuration.
     public init(

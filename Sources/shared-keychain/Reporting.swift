@@ -5,7 +5,7 @@ import SharedKeychain
 
 extension KeychainStatus {
     /// The process exit code for a failure with this status: distinct per status, documented
-    /// in the README, stable for scripts.
+    /// in the command-line guide (SharedKeychain.docc/CommandLine.md), stable for scripts.
     var exitCode: Int32 {
         switch self {
         case .success: 0
