@@ -7,19 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
-venv=.build-interop/venv
-if [ ! -x "$venv/bin/python" ]; then
-    echo "==> creating $venv with msal from PyPI" >&2
-    if ! python3 -m venv "$venv" 2>/dev/null; then
-        # Debian's python3 needs python3-venv for ensurepip.
-        if [ "$(id -u)" -eq 0 ]; then
-            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
-        fi
-        rm -rf "$venv"
-        python3 -m venv "$venv"
-    fi
-    "$venv/bin/pip" install -q --disable-pip-version-check msal
-fi
+interop_packages="msal"
+source scripts/interop/venv.sh
 
 swift build --product shared-keychain >/dev/null
 bin="$(swift build --show-bin-path)/shared-keychain"

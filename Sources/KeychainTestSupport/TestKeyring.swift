@@ -48,18 +48,24 @@ public enum TestKeyring {
     }
 
     /// A store on the shared keyring whose operations wait while a test holds exclusive access.
-    public static func store(_ layout: Layout = .collectionPerGroup, timeout: Double = 5) throws -> GuardedStore {
-        GuardedStore(base: try unguardedStore(layout, timeout: timeout))
+    /// `adjust` may change the configuration first.
+    public static func store(
+        _ layout: Layout = .collectionPerGroup, timeout: Double = 5,
+        adjust: (inout SecretServiceStore.Configuration) -> Void = { _ in }
+    ) throws -> GuardedStore {
+        GuardedStore(base: try unguardedStore(layout, timeout: timeout, adjust: adjust))
     }
 
     /// A store on the shared keyring that ignores exclusive access: for use INSIDE
     /// ``withExclusiveAccess(_:)`` (a guarded store would wait for the test itself).
-    public static func unguardedStore(_ layout: Layout = .collectionPerGroup, timeout: Double = 5) throws
-        -> SecretServiceStore
-    {
+    public static func unguardedStore(
+        _ layout: Layout = .collectionPerGroup, timeout: Double = 5,
+        adjust: (inout SecretServiceStore.Configuration) -> Void = { _ in }
+    ) throws -> SecretServiceStore {
         var configuration = try keyring().storeConfiguration(
             collectionPerGroup: layout != .defaultCollection, timeout: timeout)
         if layout == .smallShards { configuration.shardCapacity = 2 }
+        adjust(&configuration)
         return try SecretServiceStore(configuration: configuration)
     }
 

@@ -20,6 +20,8 @@ final class CollectionDirectory: Sendable {
         /// Collections seen unlocked, valid for the daemon instance `epoch` (its unique bus name).
         var unlocked: Set<String> = []
         var epoch: String?
+        /// The last look at the default collection for other clients' items (this epoch).
+        var foreignCheck: (at: ContinuousClock.Instant, present: Bool)?
     }
 
     static let collectionPrefix = "/org/freedesktop/secrets/collection/"
@@ -152,11 +154,35 @@ final class CollectionDirectory: Sendable {
     /// Records collections seen unlocked under daemon `epoch`; a new epoch forgets the old set.
     func noteUnlocked<S: Sequence>(_ collections: S, epoch: String?) where S.Element == String {
         state.withLock { state in
-            if state.epoch != epoch {
-                state.epoch = epoch
-                state.unlocked.removeAll()
-            }
+            Self.enter(epoch, &state)
             state.unlocked.formUnion(collections)
+        }
+    }
+
+    private static func enter(_ epoch: String?, _ state: inout State) {
+        guard state.epoch != epoch else { return }
+        state.epoch = epoch
+        state.unlocked.removeAll()
+        state.foreignCheck = nil
+    }
+
+    // MARK: Other clients' items
+
+    /// Whether the default collection held items of other clients at the last look, if that
+    /// look was under daemon `epoch` and less than `interval` seconds ago; nil: look again.
+    func foreignItemsPresent(epoch: String?, within interval: Double) -> Bool? {
+        state.withLock { state in
+            guard state.epoch == epoch, let check = state.foreignCheck,
+                ContinuousClock.now - check.at < .milliseconds(Int64(interval * 1000))
+            else { return nil }
+            return check.present
+        }
+    }
+
+    func noteForeignItems(present: Bool, epoch: String?) {
+        state.withLock { state in
+            Self.enter(epoch, &state)
+            state.foreignCheck = (ContinuousClock.now, present)
         }
     }
 }

@@ -140,9 +140,23 @@ extension SecretServiceStore {
 
     /// The items matching `attributes` in the default collection, in the per-group layout: there
     /// other Secret Service clients write items with this store's attributes (see the storage
-    /// contract), which the store adopts. One small search; none when there is no default
-    /// collection.
+    /// contract), which the store adopts. Whether there are any at all is looked up at most once
+    /// per ``Configuration/foreignItemsRecheckInterval`` (one search of the collection for the
+    /// schema); while there are none, operations make no extra call.
     func searchForeign(_ attributes: [String: String], _ service: ServiceHandle) throws -> [String] {
+        guard configuration.adoptsForeignItems else { return [] }
+        let present: Bool
+        if let known = directory.foreignItemsPresent(epoch: service.owner, within: configuration.foreignItemsRecheckInterval) {
+            present = known
+        } else {
+            present = try !searchDefaultCollection([ItemAttributes.schemaKey: ItemAttributes.schemaName], service).isEmpty
+            directory.noteForeignItems(present: present, epoch: service.owner)
+        }
+        return present ? try searchDefaultCollection(attributes, service) : []
+    }
+
+    /// One search of the collection behind the `default` alias; none there is nothing found.
+    private func searchDefaultCollection(_ attributes: [String: String], _ service: ServiceHandle) throws -> [String] {
         do {
             return try client.searchPaths(service, collection: CollectionDirectory.defaultAlias, attributes: attributes)
         } catch {

@@ -28,6 +28,18 @@ extension SecretServiceStore {
         /// would use their items are ``StorageError/locked(collection:)``. Nil: no device; a
         /// collection is unlocked with the master password when first met.
         public var deviceLock: DeviceLockProvider?
+        /// Per-group layout: whether operations also find the items other Secret Service clients
+        /// wrote with this store's attributes in the `default` collection, where `secret-tool
+        /// store` puts them (one more search of that collection per operation; see the storage
+        /// contract). False: only the group's shards are searched, and such items stay unseen.
+        /// The other layouts search the whole service and always find them.
+        public var adoptsForeignItems = true
+        /// How long, in seconds, the store trusts its last look at the `default` collection when
+        /// that look found no item of this store's schema there (the usual case): within it,
+        /// operations make no extra search. An item another client writes is seen by a store at
+        /// most this long after it was written; a new store (every CLI command) sees it at once.
+        /// 0: look on every operation.
+        public var foreignItemsRecheckInterval: Double = 1
         /// Receives debug messages (reconnects, unlocks, collections made); never secrets.
         public var logger: Logger
         /// Called when the Secret Service has gone from the bus (its daemon was killed), before

@@ -7,7 +7,7 @@ import Testing
 /// The storage contract other Secret Service clients rely on (README, "Storage contract"), tested
 /// with the real `secret-tool`: what our items look like to it, how to get their plain secret,
 /// and items it writes with our attributes, which the store adopts.
-@Suite("Storage contract with other Secret Service clients")
+@Suite("Storage contract with other Secret Service clients", .serialized)
 struct StorageContractTests {
     func store(_ group: String, label: String, secret: String, _ attributes: [String: String], bus: String) throws {
         let pairs = (["xdg:schema": ItemAttributes.schemaName, "access-group": group].merging(attributes) { $1 })
@@ -18,7 +18,8 @@ struct StorageContractTests {
 
     @Test("an item secret-tool stores with our attributes is adopted: read, updated in its own form, deleted", arguments: TestKeyring.Layout.allCases)
     func externalItemsAreAdopted(layout: TestKeyring.Layout) throws {
-        let store = try TestKeyring.store(layout)
+        // Looks for other clients' items on every operation (the default trusts a look for 1 s).
+        let store = try TestKeyring.store(layout) { $0.foreignItemsRecheckInterval = 0 }
         let bus = try TestKeyring.keyring().busAddress
         let group = TestKeyring.uniqueGroup("contract")
         try store.add(Fixture.item(group, "ours", "mail"))
@@ -60,7 +61,7 @@ struct StorageContractTests {
 
     @Test("an item with a malformed attribute is refused by name, and nothing else breaks", arguments: [TestKeyring.Layout.collectionPerGroup])
     func malformedExternalItemsAreRefusedClearly(layout: TestKeyring.Layout) throws {
-        let store = try TestKeyring.store(layout)
+        let store = try TestKeyring.store(layout) { $0.foreignItemsRecheckInterval = 0 }
         let bus = try TestKeyring.keyring().busAddress
         let group = TestKeyring.uniqueGroup("malformed")
         try self.store(group, label: "bad", secret: "x", ["account": "a", "service": "s", "generic": "not base64!"], bus: bus)
@@ -75,6 +76,31 @@ struct StorageContractTests {
         #expect(try store.items(matching: ItemQuery(groups: [group], account: "b"), limit: nil).count == 1)
         _ = try SecretTool.run(["clear", "access-group", group, "account", "a"], bus: bus)
         #expect(try store.delete(matching: ItemQuery(groups: [group])) == 1)
+    }
+
+    /// The per-group layout looks at the default collection once per recheck interval while it
+    /// holds no other client's item: a store that just looked misses an item written since, a
+    /// new store (every CLI command) sees it at once, and one set not to adopt never does.
+    @Test func aStoreTrustsItsLastLookForTheRecheckInterval() throws {
+        let bus = try TestKeyring.keyring().busAddress
+        let group = TestKeyring.uniqueGroup("recheck")
+        let looked = try TestKeyring.store(.collectionPerGroup) { $0.foreignItemsRecheckInterval = 3600 }
+        try looked.add(Fixture.item(group, "ours", "s"))
+        // The suite is serialized and each test removes what it wrote there: nothing of other
+        // clients is in the default collection now, so `looked` trusts that.
+        let probe = try TestKeyring.unguardedStore(.collectionPerGroup)
+        let foreign = try probe.perform("probe") { service in
+            try probe.client.searchPaths(
+                service, collection: CollectionDirectory.defaultAlias, attributes: [ItemAttributes.schemaKey: ItemAttributes.schemaName])
+        }
+        try #require(foreign.isEmpty)
+        try store(group, label: "late", secret: "late-secret", ["account": "late", "service": "s"], bus: bus)
+        let query = ItemQuery(groups: [group], account: "late")
+        #expect(try looked.items(matching: query, limit: nil).isEmpty)
+        #expect(try TestKeyring.store(.collectionPerGroup).items(matching: query, limit: nil).map(\.data) == [Data("late-secret".utf8)])
+        let own = try TestKeyring.store(.collectionPerGroup) { $0.adoptsForeignItems = false }
+        #expect(try own.items(matching: query, limit: nil).isEmpty)
+        _ = try SecretTool.run(["clear", "access-group", group, "account", "late"], bus: bus)
     }
 
     @Test("our items: secret-tool finds them by attribute, and the documented one-liner gives the plain secret", arguments: TestKeyring.Layout.allCases)

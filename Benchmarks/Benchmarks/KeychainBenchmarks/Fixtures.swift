@@ -67,6 +67,9 @@ enum Backend: String, CaseIterable {
     case session
     /// ``SecretServiceStore`` with one persistent collection per group (the CLI's layout).
     case persistent
+    /// The same without looking for other clients' items in the `default` collection: what
+    /// adopting them costs, side by side with `persistent`.
+    case persistentOwn = "persistent-own"
     /// ``SecretServiceStore`` with every item in the `login` collection: the same collection
     /// raw libsecret writes to.
     case `default`
@@ -82,13 +85,14 @@ enum Backend: String, CaseIterable {
         case .raw: preconditionFailure("raw libsecret is no ItemStore")
         case .session: layout = .sessionCollection
         case .default: layout = .defaultCollection
-        case .persistent: layout = .collectionPerGroup(masterPassword: try BenchKeyring.shared().masterPassword())
+        case .persistent, .persistentOwn: layout = .collectionPerGroup(masterPassword: try BenchKeyring.shared().masterPassword())
         }
         let keyring = try BenchKeyring.shared()
-        return try SecretServiceStore(
-            configuration: .init(
-                busAddress: keyring.busAddress, layout: layout, lockDirectory: keyring.lockDirectory,
-                timeout: Self.timeout, lockTimeout: Self.timeout))
+        var configuration = SecretServiceStore.Configuration(
+            busAddress: keyring.busAddress, layout: layout, lockDirectory: keyring.lockDirectory,
+            timeout: Self.timeout, lockTimeout: Self.timeout)
+        configuration.adoptsForeignItems = self != .persistentOwn
+        return try SecretServiceStore(configuration: configuration)
     }
 
     /// The operations the benchmarks time, on this backend.

@@ -224,15 +224,15 @@ let benchmarks: @Sendable () -> Void = {
     // MARK: 4b. Sign-in of a new user with 10 and with 1,000 accounts already in the group (P7),
     // and the cost curve of one write against the items already in the group
 
-    for accounts in [10, smoke ? 50 : 1000] {
+    for (backend, accounts) in [(Backend.persistent, 10), (.persistentOwn, 10), (.persistent, smoke ? 50 : 1000)] {
         Benchmark(
-            "persistent token signin accounts=\(accounts)",
+            "\(backend.rawValue) token signin accounts=\(accounts)",
             configuration: configuration(iterations: 200, seconds: 10, warmup: 3),
             closure: { (benchmark, fixture: TokenFixture) throws in
                 fixture.next += 1
                 _ = try fixture.cache.signIn(username: "new\(fixture.next)@contoso.com", tenant: "contoso.com")
             },
-            setup: { try TokenFixture(.persistent, accounts: accounts) }, teardown: teardown(.persistent))
+            setup: { try TokenFixture(backend, accounts: accounts) }, teardown: teardown(backend))
     }
 
     for size in smoke ? [10, 100] : [10, 100, 1000, 5000] {
