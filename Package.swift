@@ -93,17 +93,23 @@ let package = Package(
             dependencies: ["SharedKeychain", "TokenCache", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: strict
         ),
-        // Layer 4: hazard scenarios and opt-in mitigations (audit, guarded delete, snapshots).
+        // Layer 4: opt-in mitigations (audit journal, guarded delete, group policy, snapshots).
+        .target(
+            name: "Mitigations",
+            dependencies: ["SharedKeychain"],
+            swiftSettings: strict
+        ),
+        // Layer 5: the built-in hazards, each run unmitigated and with the mitigations.
         .target(
             name: "Hazards",
-            dependencies: ["SharedKeychain", "TokenCache"],
+            dependencies: ["SharedKeychain", "TokenCache", "Mitigations"],
             swiftSettings: strict
         ),
         // Layer 4: scenario files of steps for a suite's apps, run in processes or in process.
         .target(
             name: "Scenarios",
             dependencies: [
-                "SharedKeychain", "TokenCache", "SuiteManifest", "Hazards", "LoadGeneration",
+                "SharedKeychain", "TokenCache", "SuiteManifest", "Mitigations", "Hazards", "LoadGeneration",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
@@ -119,6 +125,7 @@ let package = Package(
                 "SuiteManifest",
                 "Device",
                 "LoadGeneration",
+                "Mitigations",
                 "Hazards",
                 "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -167,7 +174,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HazardTests",
-            dependencies: ["Hazards", "SharedKeychain", "TokenCache", "KeychainTestSupport", "SecretServiceStorage"],
+            dependencies: ["Hazards", "Mitigations", "SharedKeychain", "TokenCache", "KeychainTestSupport", "SecretServiceStorage"],
             swiftSettings: strict
         ),
         .testTarget(

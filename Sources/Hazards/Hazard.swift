@@ -1,3 +1,5 @@
+import Foundation
+import Mitigations
 import SharedKeychain
 
 /// The built-in hazard scenarios. Each runs in this process with simulated apps sharing one
@@ -98,6 +100,131 @@ public enum HazardError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .needsDevice(let hazard): "the \(hazard) hazard locks the device: run it with a device (the CLI's state directory)"
+        }
+    }
+}
+
+/// What one run of a hazard did: the steps, what each app lost and who caused it, the numbers
+/// that decide the outcome, the audit trail, and what the mitigations do not prevent.
+/// Holds no secret: tokens and item data never enter a report.
+public struct HazardReport: Sendable, Hashable, Codable {
+    /// The hazard's name (`wipe-all`).
+    public var hazard: String
+    /// Whether the mitigations were on.
+    public var mitigated: Bool
+    /// The mitigations in force (`guarded-delete`, `audit`, `snapshot`, `per-app-items`...).
+    public var mitigations: [String]
+    /// The store the simulated apps shared (`memory`, `secret-service`).
+    public var store: String
+    /// The group(s) the scenario used.
+    public var groups: [String]
+    /// What happened, in order, one line each.
+    public var steps: [String]
+    /// Per app: how many of its items were deleted, and by whom.
+    public var losses: [AppLoss]
+    /// The numbers the outcome rests on (`failed refreshes`, `lost updates`...).
+    public var metrics: [Metric]
+    /// The journal of the audited group, when audit was on.
+    public var audit: [AuditEntry]
+    /// The outcome in one sentence.
+    public var verdict: String
+    /// What the mitigation does not prevent, said plainly.
+    public var limits: [String]
+
+    /// An empty report for `hazard`; scenarios fill it in.
+    public init(hazard: String, mitigated: Bool, store: String) {
+        self.hazard = hazard
+        self.mitigated = mitigated
+        self.mitigations = []
+        self.store = store
+        self.groups = []
+        self.steps = []
+        self.losses = []
+        self.metrics = []
+        self.audit = []
+        self.verdict = ""
+        self.limits = []
+    }
+
+    /// The metric named `name`, if recorded.
+    public func metric(_ name: String) -> Int? { metrics.first { $0.name == name }?.value }
+
+    mutating func step(_ line: String) { steps.append(line) }
+
+    mutating func record(_ name: String, _ value: Int) {
+        metrics.removeAll { $0.name == name }
+        metrics.append(Metric(name: name, value: value))
+    }
+}
+
+/// One number of a hazard report.
+public struct Metric: Sendable, Hashable, Codable {
+    /// What it counts (`failed refreshes`).
+    public var name: String
+    /// The count.
+    public var value: Int
+
+    /// - Parameters: see the properties.
+    public init(name: String, value: Int) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A hazard's unmitigated and mitigated runs side by side.
+public struct HazardComparison: Sendable, Hashable, Codable {
+    /// The hazard.
+    public let hazard: Hazard
+    /// As Keychain Services behaves.
+    public let unmitigated: HazardReport
+    /// With the mitigations on.
+    public let mitigated: HazardReport
+
+    /// - Parameters: see the properties.
+    public init(hazard: Hazard, unmitigated: HazardReport, mitigated: HazardReport) {
+        self.hazard = hazard
+        self.unmitigated = unmitigated
+        self.mitigated = mitigated
+    }
+}
+
+/// What one app lost in a hazard (items it had created, updates it had made, probes it had
+/// written) and which apps caused it.
+public struct AppLoss: Sendable, Hashable, Codable {
+    /// The bundle ID of the app whose items were deleted.
+    public var app: String
+    /// How many it lost.
+    public var lost: Int
+    /// What it lost: `items`, `updates`, `probes`.
+    public var unit: String
+    /// The bundle IDs of the apps that caused it.
+    public var causedBy: [String]
+
+    /// - Parameters: see the properties.
+    public init(app: String, lost: Int, unit: String = "items", causedBy: [String]) {
+        self.app = app
+        self.lost = lost
+        self.unit = unit
+        self.causedBy = causedBy
+    }
+
+    /// Per creator, the items of `before` missing from `after` (by primary key), all blamed on
+    /// `causedBy`; apps that lost nothing are left out.
+    static func losses(before: [StoredItem], after: [StoredItem], causedBy: String) -> [AppLoss] {
+        let remaining = Set(after.map(\.primaryKey))
+        let gone = before.filter { !remaining.contains($0.primaryKey) }
+        return MitigatedStore.count(gone).sorted { $0.key < $1.key }
+            .map { AppLoss(app: $0.key, lost: $0.value, causedBy: [causedBy]) }
+    }
+
+    /// Adds `more` into `losses`, summing losses of one app, unit and cause.
+    static func merge(_ more: [AppLoss], into losses: inout [AppLoss]) {
+        for loss in more {
+            if let index = losses.firstIndex(where: { $0.app == loss.app && $0.unit == loss.unit && $0.causedBy == loss.causedBy }) {
+                losses[index].lost += loss.lost
+            } else {
+                losses.append(loss)
+            }
         }
     }
 }

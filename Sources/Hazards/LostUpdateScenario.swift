@@ -1,4 +1,5 @@
 import Foundation
+import Mitigations
 import SharedKeychain
 
 /// `lost-update`: two apps increment one shared JSON counter item by read-modify-write with no

@@ -1,4 +1,5 @@
 import Foundation
+import Mitigations
 import SharedKeychain
 
 /// `probe-clobber`: apps that start at once run msal-extensions' start-up self-test on one fixed

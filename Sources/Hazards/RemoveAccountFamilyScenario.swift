@@ -1,4 +1,5 @@
 import Foundation
+import Mitigations
 import SharedKeychain
 import TokenCache
 

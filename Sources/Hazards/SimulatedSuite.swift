@@ -1,5 +1,7 @@
 import Foundation
+import Mitigations
 import SharedKeychain
+import Synchronization
 import TokenCache
 
 /// Apps of one freshly made-up team sharing one store, for one hazard run: each app has its
@@ -75,4 +77,54 @@ struct SimulatedApp: Sendable {
     let view: MitigatedStore
 
     var bundleID: String { keychain.app.bundleID }
+}
+
+/// The simulated apps the token hazards use: a suite sharing MSAL's cache group.
+enum MicrosoftApps {
+    static let mail = "com.contoso.mail"
+    static let calendar = "com.contoso.calendar"
+    static let teams = "com.contoso.teams"
+    static let authenticator = "com.microsoft.azureauthenticator"
+    static let mailClient = "0a1b2c3d-1111-4111-8111-111111111111"
+    static let calendarClient = "0a1b2c3d-2222-4222-8222-222222222222"
+    static let teamsClient = "0a1b2c3d-4444-4444-8444-444444444444"
+    static let authenticatorClient = "4813382a-8fa7-425e-ab75-3b753aab3abb"
+    static let user = "alice@contoso.com"
+    static let sharingGroup = "com.microsoft.adalcache"
+}
+
+/// Runs one body per app on its own thread, all released at the same instant, as apps that
+/// start together; returns the results in the apps' order.
+enum ConcurrentApps {
+    static func run<Result: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> Result) -> [Result] {
+        let results = Mutex<[Int: Result]>([:])
+        let group = DispatchGroup()
+        let start = Date().addingTimeInterval(0.05)
+        for index in 0..<count {
+            group.enter()
+            let thread = Thread {
+                Thread.sleep(until: start)
+                let result = body(index)
+                results.withLock { $0[index] = result }
+                group.leave()
+            }
+            thread.start()
+        }
+        group.wait()
+        return results.withLock { collected in (0..<count).compactMap { collected[$0] } }
+    }
+}
+
+/// The clock the simulated apps share: starts at the real time, moved by the scenario (to
+/// expire access tokens between background refreshes).
+final class ScenarioClock: Sendable {
+    private let date: Mutex<Date>
+
+    init(_ start: Date = Date()) { date = Mutex(start) }
+
+    var now: Date { date.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) { date.withLock { $0.addTimeInterval(seconds) } }
+
+    var function: @Sendable () -> Date { { [self] in now } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Mitigations
 import SharedKeychain
 
 /// `ungrouped-delete`: Mail and Calendar share two groups (MSAL's cache and a suite group).

@@ -1,5 +1,6 @@
 import Foundation
 import Hazards
+import Mitigations
 import SharedKeychain
 import SuiteManifest
 import Synchronization

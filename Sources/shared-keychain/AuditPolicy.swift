@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hazards
+import Mitigations
 import SharedKeychain
 
 /// Where the mitigation policy comes from: `--policy FILE`, else `policy.json` in the state

@@ -2,6 +2,7 @@ import ArgumentParser
 import Device
 import Foundation
 import Hazards
+import Mitigations
 import KeychainStorage
 import SecretServiceStorage
 import SuiteManifest

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Hazards
+import Mitigations
 
 struct HazardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

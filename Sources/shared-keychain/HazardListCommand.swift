@@ -1,5 +1,6 @@
 import ArgumentParser
 import Hazards
+import Mitigations
 
 struct HazardListCommand: ReportingCommand {
     static let configuration = CommandConfiguration(

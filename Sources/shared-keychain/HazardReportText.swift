@@ -1,4 +1,5 @@
 import Hazards
+import Mitigations
 
 /// Hazard reports as text: steps, losses, numbers, audit trail, limits; side by side for a
 /// comparison. Reports hold no secrets, so neither does this.

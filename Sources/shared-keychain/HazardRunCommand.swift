@@ -1,6 +1,7 @@
 import ArgumentParser
 import Device
 import Hazards
+import Mitigations
 
 struct HazardRunCommand: ReportingCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hazards
+import Mitigations
 import SharedKeychain
 import TokenCache
 

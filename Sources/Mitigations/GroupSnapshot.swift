@@ -116,3 +116,59 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         return snapshot
     }
 }
+
+/// A snapshot file that cannot be written or read.
+public enum SnapshotError: Error, Sendable, Equatable, StatusReporting, CustomStringConvertible {
+    /// The file cannot be written.
+    case unwritable(path: String, reason: String)
+    /// The file cannot be read.
+    case unreadable(path: String, reason: String)
+    /// The file is not a snapshot this version reads.
+    case invalid(path: String, reason: String)
+
+    /// File trouble is errSecIO; a file that is not a snapshot is errSecParam.
+    public var status: KeychainStatus {
+        switch self {
+        case .unwritable, .unreadable: .io
+        case .invalid: .param
+        }
+    }
+
+    /// What is wrong and where.
+    public var message: String {
+        switch self {
+        case .unwritable(let path, let reason): "cannot write the snapshot \(path): \(reason)"
+        case .unreadable(let path, let reason): "cannot read the snapshot \(path): \(reason)"
+        case .invalid(let path, let reason): "\(path) is not a group snapshot: \(reason)"
+        }
+    }
+
+    /// The message.
+    public var description: String { message }
+}
+
+/// What a snapshot restore put back.
+public struct RestoreResult: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The group restored.
+    public let group: String
+    /// Items added back.
+    public let restored: Int
+    /// Items of the snapshot already in the store, left as they are.
+    public let alreadyPresent: Int
+    /// Who had created the items put back, with counts.
+    public let creators: [String: Int]
+
+    /// - Parameters: see the properties.
+    public init(group: String, restored: Int, alreadyPresent: Int, creators: [String: Int]) {
+        self.group = group
+        self.restored = restored
+        self.alreadyPresent = alreadyPresent
+        self.creators = creators
+    }
+
+    /// `restored 7 items to group 'G' (1 already present)`.
+    public var description: String {
+        "restored \(restored) item\(restored == 1 ? "" : "s") to group '\(group)'"
+            + (alreadyPresent > 0 ? " (\(alreadyPresent) already present, kept as they are)" : "")
+    }
+}
