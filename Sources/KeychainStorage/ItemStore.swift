@@ -33,3 +33,54 @@ public protocol ReconnectReporting: Sendable {
     /// Reconnections since the store was made.
     var reconnects: Int { get }
 }
+
+/// What a storage backend can fail with. The keychain core maps each case to a Keychain
+/// Services status; the messages never contain secret data.
+public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An item with this primary key exists already.
+    case duplicateItem(PrimaryKey)
+    /// A conditional update (``ItemChange/ifVersion``) found the item at another version:
+    /// someone changed it since it was read. Nothing was changed.
+    case versionConflict(PrimaryKey, expected: UInt64, found: UInt64)
+    /// The collection holding the items is locked; the caller cannot be prompted.
+    case locked(collection: String)
+    /// The device's lock protects items the operation would use (their accessibility class),
+    /// or would add; nothing was changed.
+    case deviceLocked(ProtectionClass)
+    /// No storage is reachable; the message says what to start or install.
+    case unavailable(String)
+    /// The backend did not answer in time.
+    case timedOut(operation: String, seconds: Double)
+    /// A stored item could not be decoded (written by something else, or damaged).
+    case corruptItem(location: String, reason: String)
+    /// An opt-in policy wrapped around the store (guarded delete) refused the operation;
+    /// nothing was changed. `policy` names it, `message` says who was refused what, and why.
+    case refused(policy: String, message: String)
+    /// Any other failure of the underlying library, with its error domain, code and message.
+    case backend(domain: String, code: Int, message: String)
+
+    public var description: String {
+        switch self {
+        case .duplicateItem(let key):
+            "an item with \(key) already exists"
+        case .versionConflict(let key, let expected, let found):
+            "the item with \(key) is at version \(found), not \(expected): it changed since it was read; read it again and retry"
+        case .locked(let collection):
+            "the keyring collection '\(collection)' is locked and no prompt is allowed; unlock it (for the private keyring: `shared-keychain keyring start`)"
+        case .deviceLocked(let protection):
+            protection == .untilFirstUnlock
+                ? "the device has not been unlocked since it booted: afterFirstUnlock items are out of reach until it is (`shared-keychain device unlock`)"
+                : "the device is locked: whenUnlocked and whenPasscodeSet items are out of reach until it is unlocked (`shared-keychain device unlock`)"
+        case .unavailable(let message):
+            message
+        case .timedOut(let operation, let seconds):
+            "the Secret Service did not answer '\(operation)' within \(seconds) s; is the daemon hung? (raise the limit with --timeout)"
+        case .corruptItem(let location, let reason):
+            "the stored item at \(location) cannot be read: \(reason)"
+        case .refused(_, let message):
+            message
+        case .backend(let domain, let code, let message):
+            "\(domain) error \(code): \(message)"
+        }
+    }
+}

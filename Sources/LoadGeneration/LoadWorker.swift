@@ -1,5 +1,6 @@
 import Foundation
 import SharedKeychain
+import Synchronization
 import TokenCache
 
 /// One simulated app: draws operations from the mix and runs them against its own view of
@@ -191,4 +192,77 @@ public struct LoadWorker: Sendable {
             }
         }
     }
+}
+
+/// The data a simulated app writes: who owns the key, which key, which version, padded to the
+/// configured size. The consistency check reads it back.
+struct ItemValue: Equatable {
+    var app: Int
+    var key: Int
+    var version: Int
+
+    func encoded(size: Int) -> Data {
+        var bytes = Array("\(app)|\(key)|\(version)|".utf8)
+        if bytes.count < size { bytes += Array(repeating: UInt8(ascii: "."), count: size - bytes.count) }
+        return Data(bytes)
+    }
+
+    init(app: Int, key: Int, version: Int) {
+        self.app = app
+        self.key = key
+        self.version = version
+    }
+
+    init?(decoding data: Data) {
+        let fields = data.prefix(64).split(separator: UInt8(ascii: "|"), maxSplits: 3, omittingEmptySubsequences: false)
+        guard fields.count >= 3,
+              let app = Int(String(decoding: fields[0], as: UTF8.self)),
+              let key = Int(String(decoding: fields[1], as: UTF8.self)),
+              let version = Int(String(decoding: fields[2], as: UTF8.self))
+        else { return nil }
+        self.init(app: app, key: key, version: version)
+    }
+}
+
+/// Nanoseconds on the system-wide monotonic clock: comparable across processes, so apps in
+/// separate processes share one timeline for phases and for the consistency check.
+enum MonotonicClock {
+    static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    /// Blocks the calling thread until the clock reads `deadline` (an absolute sleep, so the
+    /// schedule of an open-loop run does not drift).
+    static func sleep(until deadline: UInt64) {
+        var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
+    }
+}
+
+/// SplitMix64: a small, fast generator that repeats for a seed, so a load run can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Calls finished so far, shared between the apps and whoever shows progress.
+public final class ProgressCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    public init() {}
+
+    func increment() { count.add(1, ordering: .relaxed) }
+
+    public var value: Int { count.load(ordering: .relaxed) }
 }

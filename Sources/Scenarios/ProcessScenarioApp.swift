@@ -1,4 +1,5 @@
 import Foundation
+import KeychainStorage
 import LoadGeneration
 import Synchronization
 
@@ -129,5 +130,90 @@ final class ProcessScenarioApp: ScenarioApp {
     /// Set once the process is gone: what it wrote to standard error.
     var exitReason: String? {
         state.lock.withLock { $0.closed } ? "its process exited: \(process.errorOutput)" : nil
+    }
+}
+
+/// What the runner and an app process say to each other: one JSON object a line. The app
+/// process says `ready` (or `failed`) once, then answers requests by id and reports each
+/// background run as it happens.
+enum WorkerMessage: Codable, Sendable {
+    // Runner to app.
+    case perform(id: Int, operation: ScenarioOperation)
+    case start(job: BackgroundJob)
+    case stop(id: Int, job: String)
+    case advanceClock(id: Int, seconds: Double)
+    // App to runner.
+    case ready
+    case failed(message: String)
+    case result(id: Int, outcome: OperationOutcome)
+    case jobRun(job: String, outcome: OperationOutcome)
+    case done(id: Int)
+
+    var line: String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        // Encoding plain value types cannot fail.
+        guard let data = try? encoder.encode(self) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    init?(line: String) {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        guard let message = try? decoder.decode(WorkerMessage.self, from: Data(line.utf8)) else { return nil }
+        self = message
+    }
+}
+
+/// The app-process side of a scenario run in processes: one simulated app serving
+/// ``WorkerMessage`` requests from standard input until it ends. Each request runs on a
+/// thread of its own, so operations of one app in a `concurrent` block overlap.
+public enum ScenarioWorker {
+    /// Serves `bundleID` of `scenario` on `store`; returns when standard input ends.
+    public static func serve(scenario: Scenario, bundleID: String, store: any ItemStore) {
+        let output = Output()
+        let app: LocalScenarioApp
+        do {
+            let suiteApp = try scenario.suite.app(bundleID: bundleID)
+            app = try LocalScenarioApp(app: suiteApp, store: store, policy: scenario.policy)
+        } catch {
+            output.send(.failed(message: "\(error)"))
+            return
+        }
+        output.send(.ready)
+        let requests = DispatchGroup()
+        while let line = readLine() {
+            guard let message = WorkerMessage(line: line) else { continue }
+            requests.enter()
+            Thread {
+                defer { requests.leave() }
+                switch message {
+                case .perform(let id, let operation):
+                    output.send(.result(id: id, outcome: app.perform(operation)))
+                case .start(let job):
+                    app.start(job) { output.send(.jobRun(job: job.name, outcome: $0)) }
+                case .stop(let id, let job):
+                    app.stop(job: job)
+                    output.send(.done(id: id))
+                case .advanceClock(let id, let seconds):
+                    app.advanceClock(by: seconds)
+                    output.send(.done(id: id))
+                case .ready, .failed, .result, .jobRun, .done:
+                    break
+                }
+            }.start()
+        }
+        requests.wait()
+        app.close()
+    }
+
+    /// Standard output, one whole line at a time from any thread.
+    private final class Output: Sendable {
+        private let lock = Mutex(())
+
+        func send(_ message: WorkerMessage) {
+            let data = Data((message.line + "\n").utf8)
+            lock.withLock { _ in FileHandle.standardOutput.write(data) }
+        }
     }
 }

@@ -177,3 +177,169 @@ extension ScenarioStep {
         }
     }
 }
+
+/// Why a scenario could not be read or run. Bad input is errSecParam; an app process that
+/// failed is errSecIO.
+public enum ScenarioError: Error, Sendable, Equatable, CustomStringConvertible, StatusReporting {
+    /// The file cannot be read.
+    case unreadable(path: String, reason: String)
+    /// The file is not a scenario: bad syntax, an unknown key, a wrong type; `at` is the place
+    /// (`step 4, expect.count`), when known.
+    case malformed(path: String, at: String?, reason: String)
+    /// A step refers to something that does not exist or cannot work (an unknown app, a job
+    /// not started); `step` is 1-based.
+    case invalidStep(path: String, step: Int, reason: String)
+    /// The scenario's suite manifest cannot be used.
+    case suite(SuiteManifestError)
+    /// A simulated app could not be started, or went away during the run.
+    case appFailed(app: String, reason: String)
+
+    /// What is wrong and where.
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "cannot read the scenario \(path): \(reason)"
+        case .malformed(let path, let at, let reason): "\(path): " + (at.map { "\($0): " } ?? "") + reason
+        case .invalidStep(let path, let step, let reason): "\(path): step \(step): \(reason)"
+        case .suite(let error): error.description
+        case .appFailed(let app, let reason): "simulated app \(app) failed: \(reason)"
+        }
+    }
+
+    /// The description.
+    public var message: String { description }
+
+    /// errSecParam for bad input, errSecIO for a failed app.
+    public var status: KeychainStatus {
+        switch self {
+        case .unreadable, .malformed, .invalidStep, .suite: .param
+        case .appFailed: .io
+        }
+    }
+}
+
+/// A length of time in a scenario file: `250ms`, `2s`, `1.5s`, `10m`, `2h`, or a bare number of
+/// seconds.
+public struct ScenarioDuration: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+    /// The length in seconds.
+    public let seconds: Double
+
+    /// - Parameter seconds: not negative.
+    public init(seconds: Double) {
+        self.seconds = seconds
+    }
+
+    /// The longest duration a file may give (`advance-clock` included): ten years.
+    public static let longest = ScenarioDuration(seconds: 315_360_000)
+    /// The longest pause (`wait`, `every`, `delay`): a day.
+    public static let longestPause = ScenarioDuration(seconds: 86_400)
+
+    private static let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+
+    /// Parses `250ms`, `2s`, `10m`, `2h` or `1.5`; nil for anything else, a negative length, or
+    /// one longer than ``longest``.
+    public init?(parsing text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        var number = Substring(trimmed)
+        var scale = 1.0
+        // "ms" before "m" and "s": the longest suffix wins.
+        for unit in Self.units.sorted(by: { $0.suffix.count > $1.suffix.count }) where trimmed.hasSuffix(unit.suffix) {
+            number = trimmed.dropLast(unit.suffix.count)
+            scale = unit.seconds
+            break
+        }
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0,
+            value * scale <= Self.longest.seconds
+        else { return nil }
+        seconds = value * scale
+    }
+
+    /// `250ms`, `2s`, `1.5s`, `2h`.
+    public var description: String {
+        if seconds >= 3600, seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600))h" }
+        if seconds >= 60, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60))m" }
+        if seconds < 1 { return "\(Int((seconds * 1000).rounded()))ms" }
+        return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
+    }
+
+    /// Reads a string (`250ms`) or a number of seconds.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Double.self) {
+            guard number.isFinite, number >= 0, number <= Self.longest.seconds else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "a duration must be from 0 to \(Self.longest) (\(Int(Self.longest.seconds)) seconds); got \(number)")
+            }
+            self.init(seconds: number)
+            return
+        }
+        let text = try container.decode(String.self)
+        guard let parsed = ScenarioDuration(parsing: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text)' is not a duration from 0 to \(Self.longest); write 250ms, 2s, 10m, 2h or a number of seconds")
+        }
+        self = parsed
+    }
+
+    /// Writes the number of seconds.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(seconds)
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.seconds < rhs.seconds }
+}
+
+/// Checks what decoding cannot: that every app is in the suite, that `delay` is used only
+/// inside `concurrent`, and that `wait` and `stop` name a job that runs at that point.
+struct ScenarioValidator {
+    let scenario: Scenario
+
+    func validate() throws(ScenarioError) {
+        var running: [String: BackgroundJob] = [:]
+        var started: Set<String> = []
+        for (index, step) in scenario.steps.enumerated() {
+            let number = index + 1
+            for app in step.apps {
+                do { _ = try scenario.suite.app(bundleID: app) } catch {
+                    throw invalid(number, "\(error.description)")
+                }
+            }
+            switch step {
+            case .operation(let step):
+                if step.delay != nil { throw invalid(number, "delay only applies inside concurrent") }
+            case .concurrent:
+                break
+            case .background(let job):
+                guard !started.contains(job.name) else {
+                    throw invalid(number, "a job named '\(job.name)' was started before; give each job its own name")
+                }
+                started.insert(job.name)
+                running[job.name] = job
+            case .wait(.time):
+                break
+            case .wait(.job(let name, let runs)):
+                guard let job = running[name] else { throw invalid(number, notRunning(name, started: started)) }
+                if let times = job.times, let runs, runs > times {
+                    throw invalid(number, "job '\(name)' runs \(times) times, so it never reaches \(runs) runs")
+                }
+                if job.times == nil, runs == nil {
+                    throw invalid(number, "job '\(name)' runs until stopped: wait for a number of its runs ({job: \(name), runs: N})")
+                }
+            case .stop(let name, _):
+                guard running.removeValue(forKey: name) != nil else { throw invalid(number, notRunning(name, started: started)) }
+            case .advanceClock, .device:
+                break
+            }
+        }
+    }
+
+    private func notRunning(_ name: String, started: Set<String>) -> String {
+        started.contains(name)
+            ? "job '\(name)' was stopped before this step"
+            : "no job named '\(name)' is started before this step (start it with background: \(name))"
+    }
+
+    private func invalid(_ step: Int, _ reason: String) -> ScenarioError {
+        .invalidStep(path: scenario.file.path, step: step, reason: reason)
+    }
+}

@@ -1,3 +1,5 @@
+
+
 /// One step of a scenario, told apart by its keys:
 ///
 /// | step | keys |
@@ -60,5 +62,139 @@ public enum ScenarioStep: Sendable, Hashable, Decodable {
                 codingPath: decoder.codingPath,
                 debugDescription: "a step needs one of \(Self.kinds.joined(separator: ", ")); found \(container.allKeys.map(\.stringValue).sorted().joined(separator: ", "))"))
         }
+    }
+}
+
+/// Any key of a scenario mapping, so that steps can be told apart by the keys they have and
+/// keys nobody reads are reported instead of ignored.
+struct StepKey: CodingKey, Hashable {
+    let stringValue: String
+    var intValue: Int? { nil }
+
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension KeyedDecodingContainer where Key == StepKey {
+    /// Fails on the first key not in `allowed`, naming the allowed ones.
+    func rejectUnknownKeys(allowed: [String], in what: String) throws {
+        guard let stray = allKeys.first(where: { !allowed.contains($0.stringValue) }) else { return }
+        throw DecodingError.dataCorrupted(.init(
+            codingPath: codingPath + [stray],
+            debugDescription: "unknown key '\(stray.stringValue)' in \(what); known keys: \(allowed.joined(separator: ", "))"))
+    }
+
+    func has(_ name: String) -> Bool { contains(StepKey(name)) }
+
+    func decode<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+        try decode(type, forKey: StepKey(name))
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, _ name: String) throws -> T? {
+        try decodeIfPresent(type, forKey: StepKey(name))
+    }
+
+    /// A plain error at `name`.
+    func failure(_ name: String, _ message: String) -> DecodingError {
+        .dataCorrupted(.init(codingPath: codingPath + [StepKey(name)], debugDescription: message))
+    }
+
+    /// A pause (`wait`, `every`, `delay`) at `name`, at most a day: a longer one is a typo that
+    /// would hang the run.
+    func pauseIfPresent(_ name: String) throws -> ScenarioDuration? {
+        guard let pause = try decodeIfPresent(ScenarioDuration.self, name) else { return nil }
+        guard pause <= ScenarioDuration.longestPause else {
+            throw failure(name, "\(name) must be at most \(ScenarioDuration.longestPause); got \(pause)")
+        }
+        return pause
+    }
+
+    /// A count of runs (`times`, `runs`) at `name`, from 1 to a million.
+    func countIfPresent(_ name: String) throws -> Int? {
+        guard let count = try decodeIfPresent(Int.self, name) else { return nil }
+        guard (1...1_000_000).contains(count) else {
+            throw failure(name, "\(name) must be a whole number from 1 to 1000000; got \(count)")
+        }
+        return count
+    }
+}
+
+/// `- app: com.contoso.mail` / `do: token signin` / `user: alice@contoso.com`: one app performs
+/// one operation; `expect` makes it an assertion; `delay` (inside `concurrent`) starts it later.
+public struct OperationStep: Sendable, Hashable, Decodable {
+    /// The bundle ID of the app, as in the suite.
+    public var app: String
+    public var operation: ScenarioOperation
+    public var expect: ExpectedOutcome?
+    /// How long to wait before starting, counted from the start of its `concurrent` block.
+    public var delay: ScenarioDuration?
+
+    /// - Parameters: see the properties.
+    public init(app: String, operation: ScenarioOperation, expect: ExpectedOutcome? = nil, delay: ScenarioDuration? = nil) {
+        self.app = app
+        self.operation = operation
+        self.expect = expect
+        self.delay = delay
+    }
+
+    static let ownKeys = ["app", "do", "expect", "delay"]
+
+    /// Reads `app`, `do`, `expect`, `delay` and the operation's parameters.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: StepKey.self)
+        operation = try ScenarioOperation(from: container, alongside: Self.ownKeys, in: "an operation step")
+        app = try container.decode(String.self, "app")
+        expect = try container.decodeIfPresent(ExpectedOutcome.self, "expect")
+        delay = try container.pauseIfPresent("delay")
+    }
+}
+
+/// What a `device:` step does to the device around the keychain: its lock, or the Secret
+/// Service daemon under it, so faults are scripted rather than done by hand.
+public enum DeviceAction: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// `device lock`: whenUnlocked items out of reach.
+    case lock
+    /// `device unlock`.
+    case unlock
+    /// `device reboot`: locked, and not unlocked since boot.
+    case reboot
+    /// SIGKILL to the private keyring's daemon; the next call restarts it and reconnects.
+    case killDaemon = "kill-daemon"
+    /// SIGSTOP to the daemon: calls time out until `resume-daemon`.
+    case stopDaemon = "stop-daemon"
+    /// SIGCONT to a stopped daemon.
+    case resumeDaemon = "resume-daemon"
+
+    public var description: String { rawValue }
+}
+
+/// The device a scenario's `device:` steps act on. The CLI's is the state directory's device
+/// and private keyring; without one, a scenario with device steps is refused before it starts.
+public protocol ScenarioDevice: Sendable {
+    /// Why `action` cannot be done on this device, or nil: asked for every device step before
+    /// the scenario starts.
+    func refusal(of action: DeviceAction) -> String?
+    /// Does `action`; returns what it did, for the timeline (`locked the device`).
+    func perform(_ action: DeviceAction) throws -> String
+}
+
+/// What a `wait` step waits for: a length of time (`wait: 200ms`), or a background job's runs
+/// (`wait: {job: refresh, runs: 5}`; without `runs`, until the job has run all its `times`).
+public enum WaitCondition: Sendable, Hashable {
+    case time(ScenarioDuration)
+    case job(String, runs: Int?)
+
+    init(from container: KeyedDecodingContainer<StepKey>) throws {
+        if (try? container.decode(ScenarioDuration.self, "wait")) != nil, let duration = try container.pauseIfPresent("wait") {
+            self = .time(duration)
+            return
+        }
+        guard let condition = try? container.nestedContainer(keyedBy: StepKey.self, forKey: StepKey("wait")) else {
+            throw container.failure("wait", "wait takes a duration up to 24h (250ms, 2s) or {job: NAME, runs: N}")
+        }
+        try condition.rejectUnknownKeys(allowed: ["job", "runs"], in: "wait")
+        let runs = try condition.countIfPresent("runs")
+        self = .job(try condition.decode(String.self, "job"), runs: runs)
     }
 }

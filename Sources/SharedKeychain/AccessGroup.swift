@@ -1,3 +1,31 @@
+
+
+/// An Apple developer team ID: ten upper-case letters or digits (`ABCDE12345`). It prefixes every
+/// access group of the team's apps, which is what keeps one vendor's groups from another's.
+public struct TeamIdentifier: Hashable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+
+    /// - Throws: ``AccessGroupError/invalidTeamID(_:)`` quoting the value.
+    public init(_ rawValue: String) throws(AccessGroupError) {
+        guard rawValue.utf8.count == 10,
+              rawValue.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) })
+        else { throw .invalidTeamID(rawValue) }
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer().decode(String.self)
+        try self.init(value)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
 /// A keychain access group: a team ID and a group identifier, written `ABCDE12345.com.myapp.mycache`.
 ///
 /// Entitlement files spell the team part as a build variable, `$(AppIdentifierPrefix)`, which
@@ -110,5 +138,30 @@ public struct ApplicationGroup: Hashable, Sendable, Codable, CustomStringConvert
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
+    }
+}
+
+/// Why a team ID, access group or bundle ID was refused. Every message quotes the value.
+public enum AccessGroupError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidTeamID(String)
+    case malformedGroup(entry: String, reason: String)
+    case foreignTeam(entry: String, team: String, appTeam: String)
+    case invalidBundleID(String)
+    /// More access groups (keychain groups and app groups) than ``AppIdentity/maxAccessGroups``.
+    case tooManyGroups(count: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .invalidTeamID(let value):
+            "'\(value)' is not a team ID: it must be 10 upper-case letters or digits, like 'ABCDE12345'"
+        case .malformedGroup(let entry, let reason):
+            "access group '\(entry)' is malformed: \(reason)"
+        case .foreignTeam(let entry, let team, let appTeam):
+            "access group '\(entry)' belongs to team \(team), but the app's team is \(appTeam); an app can only be entitled to its own team's groups"
+        case .invalidBundleID(let value):
+            "'\(value)' is not a bundle ID: use letters, digits, '-' and '.', like 'com.contoso.mail'"
+        case .tooManyGroups(let count, let limit):
+            "the app lists \(count) access groups (keychain groups and app groups); at most \(limit) are supported (real apps list a handful; every ungrouped query searches each one)"
+        }
     }
 }

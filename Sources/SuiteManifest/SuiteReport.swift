@@ -1,3 +1,6 @@
+import Foundation
+import SharedKeychain
+
 /// The findings of a suite check, in app order, suite-wide findings last.
 public struct SuiteReport: Sendable, Hashable {
     /// The checked manifest's path.
@@ -77,5 +80,104 @@ extension SuiteReport: Encodable {
         try container.encode(findings, forKey: .findings)
         try container.encode(Summary(errors: errorCount, warnings: warningCount, info: infoCount), forKey: .summary)
         try container.encode(passed, forKey: .passed)
+    }
+}
+
+extension SuiteReport {
+    /// The report for people: each app with its findings (or `ok`), then suite-wide findings,
+    /// then the summary line.
+    public var text: String {
+        var lines = ["suite \(manifest): \(Self.counted(apps.count, "app"))", ""]
+        for app in apps {
+            lines.append(app.name.map { "\($0) (\(app.app))" } ?? app.app)
+            lines += Self.lines(for: findings(for: app.app))
+        }
+        let suiteWide = findings(for: nil)
+        if !suiteWide.isEmpty {
+            lines.append("whole suite")
+            lines += Self.lines(for: suiteWide)
+        }
+        lines += ["", summaryLine]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func lines(for findings: [Finding]) -> [String] {
+        guard !findings.isEmpty else { return ["  ok"] }
+        return findings.map { finding in
+            let severity = finding.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            return "  \(severity) \(finding.rule.rawValue): \(finding.message)"
+        }
+    }
+}
+
+/// One result of a suite check: which rule, how severe, which app, and what to do about it.
+public struct Finding: Sendable, Hashable, Codable {
+    /// Whether it breaks sign-in (error), probably will (warning), or is worth knowing (info).
+    public let severity: Severity
+    /// The rule that produced it.
+    public let rule: CheckRule
+    /// The bundle ID of the app concerned; nil for a finding about the whole suite.
+    public let app: String?
+    /// What is wrong, what happens at runtime, and what to change.
+    public let message: String
+
+    /// A finding of `rule` about app `app` (a bundle ID; nil for the whole suite).
+    public init(_ severity: Severity, _ rule: CheckRule, app: String?, _ message: String) {
+        self.severity = severity
+        self.rule = rule
+        self.app = app
+        self.message = message
+    }
+}
+
+/// How much a finding matters: an error breaks sign-in or sharing at runtime, a warning is a
+/// likely problem, info is worth knowing.
+public enum Severity: String, Sendable, Codable, CaseIterable, Comparable {
+    case error
+    case warning
+    case info
+
+    private var rank: Int {
+        switch self {
+        case .error: 0
+        case .warning: 1
+        case .info: 2
+        }
+    }
+
+    /// Errors sort first.
+    public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// Thrown after a report with errors has been shown, so that a failed check exits with the
+/// errSecParam status like any other bad input.
+public struct SuiteCheckFailure: Error, Sendable, Hashable, StatusReporting {
+    /// The checked manifest's path.
+    public let manifest: String
+    /// How many findings were errors.
+    public let errorCount: Int
+    /// How many findings were warnings.
+    public let warningCount: Int
+    /// Whether warnings were counted as failures (`--strict`).
+    public let strict: Bool
+
+    /// The failure for `report`, or nil when it passes: no errors, and no warnings if `strict`.
+    public init?(_ report: SuiteReport, strict: Bool = false) {
+        guard !report.passed || (strict && report.warningCount > 0) else { return nil }
+        manifest = report.manifest
+        errorCount = report.errorCount
+        warningCount = report.warningCount
+        self.strict = strict
+    }
+
+    /// errSecParam: the configuration is at fault; the CLI exits with its code.
+    public var status: KeychainStatus { .param }
+
+    /// `suite check of <manifest> found N errors`.
+    public var message: String {
+        let counts = strict
+            ? "\(SuiteReport.counted(errorCount, "error")) and \(SuiteReport.counted(warningCount, "warning")) (--strict)"
+            : SuiteReport.counted(errorCount, "error")
+        return "suite check of \(manifest) found \(counts)"
     }
 }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import LoadGeneration
 import SecretServiceStorage
 import SharedKeychain
+import Synchronization
 
 extension KeychainStatus {
     /// The process exit code for a failure with this status: distinct per status, documented
@@ -128,4 +130,71 @@ extension PrivateKeyringError: StatusReporting {
         return .notAvailable
     }
     public var message: String { description }
+}
+
+/// A plain text table with columns padded to their widest cell.
+struct Table {
+    let header: [String]
+    let rows: [[String]]
+
+    var rendered: String {
+        let widths = header.indices.map { column in
+            ([header] + rows).map { $0[column].count }.max() ?? 0
+        }
+        return ([header] + rows).map { row in
+            zip(row, widths).map { cell, width in cell.padding(toLength: width, withPad: " ", startingAt: 0) }
+                .joined(separator: "  ").trimmingSuffixSpaces() + "\n"
+        }.joined()
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffixSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}
+
+/// A live progress line on standard error: rewritten in place on a terminal, one line a
+/// second otherwise (CI logs).
+final class ProgressLine: Sendable {
+    private let label: String
+    private let started = Date()
+    private let total: Double
+    private let unit: String
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private let lastLine = Mutex<Date>(.distantPast)
+
+    init(label: String, expected configuration: LoadConfiguration) {
+        self.label = label
+        if let operations = configuration.operations {
+            total = Double(operations * configuration.apps)
+            unit = "calls"
+        } else {
+            total = configuration.warmup + configuration.duration
+            unit = "s"
+        }
+    }
+
+    func update(_ calls: Int) {
+        let elapsed = Date().timeIntervalSince(started)
+        let done = unit == "s" ? String(format: "%.1f/%.0f s", min(elapsed, total), total) : "\(calls)/\(Int(total)) calls"
+        let rate = elapsed > 0 ? Int(Double(calls) / elapsed) : 0
+        let line = "load \(label): \(done), \(calls) calls, \(rate)/s"
+        if isTerminal {
+            Output.standardError.write("\r\u{1B}[K\(line)")
+        } else {
+            let due = lastLine.withLock { last -> Bool in
+                guard Date().timeIntervalSince(last) >= 1 else { return false }
+                last = Date()
+                return true
+            }
+            if due { Output.standardError.write("\(line)\n") }
+        }
+    }
+
+    func finish() {
+        if isTerminal { Output.standardError.write("\n") }
+    }
 }

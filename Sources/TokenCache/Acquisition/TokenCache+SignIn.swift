@@ -1,0 +1,119 @@
+import Foundation
+import SharedKeychain
+
+extension TokenCache {
+    /// An interactive sign-in against the emulated issuer: mints an access token, a refresh
+    /// token (and the family refresh token when the app is in a family), an ID token, the
+    /// account and the app metadata, and writes them as the SDK does.
+    ///
+    /// - Parameters:
+    ///   - username: the user's sign-in name (`alice@contoso.com`).
+    ///   - tenant: a tenant GUID or name; `common` resolves to
+    ///     ``EmulatedIssuer/organizationsTenantID``.
+    ///   - scopes: what the access token is for.
+    @discardableResult
+    public func signIn(username: String, tenant: String = "common", scopes: [String] = TokenCache.defaultScopes) throws(TokenCacheError) -> AuthenticationResult {
+        guard !username.trimmingWhitespace.isEmpty else { throw .invalidArgument("the username is empty") }
+        let scopes = try Self.normalized(scopes)
+        let user = issuer.user(username: username, tenant: tenant)
+        let response = issuer.issue(
+            to: user, clientID: clientID, familyID: configuration.familyID, environment: environment, scopes: scopes, at: now())
+        let existing = try existingObjects(homeAccountID: user.homeAccountID)
+        try save(response, over: existing)
+        return result(of: response, source: .interactive)
+    }
+
+    /// Writes a token response as the SDK does: app metadata, account, ID token, refresh token,
+    /// family refresh token, access token, then this client's sign-in state. Each item keeps
+    /// the fields of `existing` this module does not manage.
+    func save(_ response: TokenResponse, over existing: [ItemAddress: JSONObject]) throws(TokenCacheError) {
+        let metadata = response.appMetadata
+        try write(metadata.fields, managedKeys: AppMetadata.managedKeys, at: metadata.layout, over: existing)
+        let account = response.account
+        try write(account.fields(clientInfo: response.user.clientInfo), managedKeys: CachedAccount.managedKeys, at: account.layout, over: existing)
+        let idToken = response.idTokenCredential
+        try write(idToken.fields, managedKeys: Credential.managedKeys, at: idToken.layout(), over: existing)
+        let refreshToken = response.refreshTokenCredential
+        try write(refreshToken.fields, managedKeys: Credential.managedKeys, at: refreshToken.layout(), over: existing)
+        if refreshToken.family != nil {
+            try write(refreshToken.fields, managedKeys: Credential.managedKeys, at: refreshToken.layout(asFamilyToken: true), over: existing)
+        }
+        let accessToken = response.accessTokenCredential
+        try write(accessToken.fields, managedKeys: Credential.managedKeys, at: accessToken.layout(), over: existing)
+        let state = SignInRecord(clientID: clientID, homeAccountID: account.homeAccountID, environment: environment, state: .signedIn)
+        // Already signed in: skip the write.
+        guard existing[state.layout.address]?["sign_in_state"] != .string(SignInState.signedIn.rawValue) else { return }
+        try write(state.fields, managedKeys: SignInRecord.managedKeys, at: state.layout, over: existing)
+    }
+
+    func result(of response: TokenResponse, source: TokenSource) -> AuthenticationResult {
+        AuthenticationResult(
+            accessToken: TokenSecret(response.accessToken), idToken: TokenSecret(response.idToken),
+            scopes: response.scopes, expiresOn: response.expiresOn, account: response.account,
+            tenantID: response.user.tenantID, source: source)
+    }
+
+    /// Scopes trimmed, without empties or case-insensitive duplicates, in the order given.
+    static func normalized(_ scopes: [String]) throws(TokenCacheError) -> [String] {
+        var seen = Set<String>()
+        let cleaned = scopes
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).map(String.init) }
+            .filter { seen.insert($0.lowercased()).inserted }
+        guard !cleaned.isEmpty else { throw .invalidArgument("at least one scope is needed") }
+        return cleaned
+    }
+}
+
+/// What a sign-in or a silent acquisition returns. Its description masks every token.
+public struct AuthenticationResult: Sendable, Hashable, CustomStringConvertible {
+    /// The access token; printing it shows only a masked form.
+    public let accessToken: TokenSecret
+    /// The ID token (an emulated, unsigned JWT), when the cache holds one for the account.
+    public let idToken: TokenSecret?
+    /// The scopes the access token is valid for.
+    public let scopes: [String]
+    /// When the access token expires.
+    public let expiresOn: Date
+    /// The signed-in account.
+    public let account: CachedAccount
+    /// The tenant the token was issued in.
+    public let tenantID: String
+    /// Which path produced the token.
+    public let source: TokenSource
+
+    /// - Parameters: the token and what it was issued for.
+    public init(
+        accessToken: TokenSecret, idToken: TokenSecret?, scopes: [String], expiresOn: Date,
+        account: CachedAccount, tenantID: String, source: TokenSource
+    ) {
+        self.accessToken = accessToken
+        self.idToken = idToken
+        self.scopes = scopes
+        self.expiresOn = expiresOn
+        self.account = account
+        self.tenantID = tenantID
+        self.source = source
+    }
+
+    /// One line for people, tokens masked.
+    public var description: String {
+        "\(account.username): access token \(accessToken.masked) for '\(scopes.joined(separator: " "))', expires \(expiresOn.formatted(.iso8601)), from \(source)"
+    }
+}
+
+/// How a token was obtained.
+public enum TokenSource: String, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// An interactive sign-in (the emulated issuer).
+    case interactive
+    /// A valid access token already in the cache.
+    case cache
+    /// Redeemed the app's own refresh token.
+    case refreshToken = "refresh_token"
+    /// Redeemed the family refresh token another app of the family may have written (SSO).
+    case familyRefreshToken = "family_refresh_token"
+    /// Answered by the broker (Microsoft Authenticator), decrypted with the app's broker key.
+    case broker
+
+    /// The raw value (`family_refresh_token`).
+    public var description: String { rawValue }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import SharedKeychain
+
+extension TokenCache {
+    /// MSAL's `acquireTokenSilent`: a valid access token from the cache, else one redeemed from
+    /// the app's refresh token or the family's, which rotates the refresh token.
+    ///
+    /// An access token is valid when it was issued to this client for the account's tenant,
+    /// covers every requested scope (case-insensitively) and does not expire within
+    /// ``expirationMargin``.
+    ///
+    /// - Parameters:
+    ///   - identifier: a home account ID (`<oid>.<tid>`) or a username.
+    ///   - scopes: the scopes the token must cover.
+    ///   - forceRefresh: skip cached access tokens and redeem a refresh token, as MSAL's
+    ///     `forceRefresh` does.
+    /// - Throws: ``TokenCacheError/interactionRequired(reason:lastWipe:)`` when no token is usable;
+    ///   it carries the group's wipe record, if any, to say who deleted the tokens.
+    public func acquireTokenSilent(account identifier: String, scopes: [String], forceRefresh: Bool = false) throws(TokenCacheError)
+        -> AuthenticationResult
+    {
+        let scopes = try Self.normalized(scopes)
+        // Partial queries, as the SDKs read: the account records, then the items of the account
+        // asked for and the app's metadata. A read costs what those items cost, not what the
+        // whole group holds (every other user's tokens, and whatever other tools keep there).
+        let accounts = CacheSnapshot(items: try items(ofTypes: Array(ItemType.accounts)))
+        guard let account = accounts.account(named: identifier, environment: environment) else {
+            throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: try? wipeInfo())
+        }
+        let snapshot = CacheSnapshot(items: try itemsOf(homeAccountID: account.homeAccountID))
+        let date = now()
+        if !forceRefresh, let cached = validAccessToken(for: account, scopes: scopes, in: snapshot, at: date) {
+            return cached
+        }
+        var refusals: [String] = []
+        for (entry, isFamily) in refreshTokens(for: account, in: snapshot) {
+            if let refusal = issuer.refusal(of: entry.value, asFamilyToken: isFamily, clientID: clientID, familyID: configuration.familyID) {
+                refusals.append(refusal)
+                continue
+            }
+            let response = issuer.issue(
+                to: issuer.user(for: account), clientID: clientID, familyID: configuration.familyID,
+                environment: environment, scopes: scopes, at: date)
+            try save(response, over: snapshot.objects)
+            return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
+        }
+        let family = familyForLookup(in: snapshot).map { " or family \($0)" } ?? ""
+        let reason = refusals.isEmpty
+            ? "no refresh token of client \(clientID)\(family) for \(account.username) (\(account.homeAccountID))"
+            : "the refresh tokens for \(account.username) were refused: \(refusals.joined(separator: "; "))"
+        throw .interactionRequired(reason: reason, lastWipe: try? wipeInfo())
+    }
+
+    /// The cached access token that satisfies the request, as a result.
+    func validAccessToken(for account: CachedAccount, scopes: [String], in snapshot: CacheSnapshot, at date: Date) -> AuthenticationResult? {
+        let wanted = Set(scopes.map { $0.lowercased() })
+        let accountKey = CacheKey.account(homeAccountID: account.homeAccountID, environment: environment)
+        let found = snapshot.credentials.first { entry in
+            let token = entry.value
+            return token.type == .accessToken
+                && entry.item.account == accountKey
+                && CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID)
+                && CacheKey.normalized(token.realm ?? "") == CacheKey.normalized(account.tenantID)
+                && wanted.isSubset(of: token.scopes)
+                && (token.expiresOn ?? .distantPast) > date.addingTimeInterval(Self.expirationMargin)
+        }
+        guard let token = found?.value, let expiresOn = token.expiresOn else { return nil }
+        let idToken = ItemLayout.credential(
+            .idToken, homeAccountID: account.homeAccountID, environment: environment,
+            clientOrFamilyID: clientID, realm: account.tenantID, target: nil)
+        return AuthenticationResult(
+            accessToken: TokenSecret(token.secret),
+            idToken: snapshot.credential(at: idToken).map { TokenSecret($0.value.secret) },
+            scopes: (token.target ?? "").split(whereSeparator: \.isWhitespace).map(String.init),
+            expiresOn: expiresOn, account: account, tenantID: token.realm ?? account.tenantID, source: .cache)
+    }
+
+    /// The refresh tokens to try, in MSAL's order: the family token first when the app metadata
+    /// says the app is in a family; otherwise the app's own token first, then the family token
+    /// of the default family when the cache has no app metadata yet.
+    func refreshTokens(for account: CachedAccount, in snapshot: CacheSnapshot) -> [(CacheSnapshot.Entry<Credential>, isFamily: Bool)] {
+        let layout = { (client: String) in
+            ItemLayout.credential(.refreshToken, homeAccountID: account.homeAccountID, environment: environment,
+                                  clientOrFamilyID: client, realm: nil, target: nil)
+        }
+        let own = snapshot.credential(at: layout(clientID)).map { ($0, isFamily: false) }
+        let family = familyForLookup(in: snapshot)
+        let shared = family.flatMap { snapshot.credential(at: layout($0)) }.map { ($0, isFamily: true) }
+        let knownFamily = snapshot.appMetadata(clientID: clientID, environment: environment)?.family != nil
+        return (knownFamily ? [shared, own] : [own, shared]).compactMap { $0 }
+    }
+}
+
+extension TokenCache {
+    /// MSAL's `acquireToken` as an app calls it: silently when it can (see
+    /// ``acquireTokenSilent(account:scopes:forceRefresh:)``); when that needs interaction and `interactive`
+    /// allows it, an emulated interactive sign-in of the same user, which needs the identifier
+    /// to be a username. The result's `source` says which happened.
+    ///
+    /// - Throws: ``TokenCacheError/interactionRequired(reason:lastWipe:)`` when no token is
+    ///   usable and no sign-in is allowed (or possible with a home account ID).
+    public func acquireToken(account identifier: String, scopes: [String], interactive: Bool) throws(TokenCacheError)
+        -> AuthenticationResult
+    {
+        do {
+            return try acquireTokenSilent(account: identifier, scopes: scopes)
+        } catch .interactionRequired where interactive && identifier.contains("@") {
+            return try signIn(username: identifier, scopes: scopes)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import SharedKeychain
+
+extension TokenCache {
+    /// The group's cache in MSAL's serialized JSON format: top-level `AccessToken`,
+    /// `RefreshToken`, `IdToken`, `Account` and `AppMetadata` maps keyed
+    /// `home_account_id-environment-credential_type-client_id-realm-target` (lowercased; empty
+    /// realm for refresh tokens; `appmetadata-<environment>-<client_id>` for app metadata).
+    /// A family refresh token is keyed with its family ID as the client part, as in the keychain.
+    ///
+    /// Every cache item of the group is exported, whichever app wrote it, with its stored JSON
+    /// (unknown fields included). The wipe record and sign-in states are not part of the format.
+    /// Output has sorted keys, so export, import into an empty group, export gives equal bytes.
+    ///
+    /// - Throws: ``TokenCacheError/invalidCacheItem(item:reason:)`` for an item that is not valid
+    ///   (no `secret`, say) rather than leaving it out silently.
+    public func exportCache(keyStyle: CacheKeyStyle = .msalPython) throws(TokenCacheError) -> Data {
+        try CacheExport(snapshot(), style: keyStyle).data
+    }
+
+    /// Writes a serialized cache (MSAL Python's, .NET's, Java's or ``exportCache(keyStyle:)``'s)
+    /// into the group, item by item in the SDK layout, update-then-add. Entry keys are opaque:
+    /// each entry's item comes from its fields, unknown fields are kept, and a refresh token of a
+    /// family also becomes the family token. The whole input is checked first: on an entry
+    /// lacking required fields (named by section and key) nothing is written.
+    ///
+    /// - Returns: how many items were written.
+    @discardableResult
+    public func importCache(_ data: Data) throws(TokenCacheError) -> Int {
+        // Entitlement first: an app that may not write the group learns that, not whether its
+        // input parses, and nothing is read or written.
+        guard keychain.app.isEntitled(to: accessGroup) else {
+            throw .keychain(.missingEntitlement(
+                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroupNames))
+        }
+        let plan = try CacheImport(data)
+        for write in plan.writes { try store(write.data, at: write.layout) }
+        return plan.writes.count
+    }
+}
+
+/// How an export spells entry keys. Readers treat keys as opaque (MSAL finds entries by their
+/// fields), but each SDK writes its own shape, and an export writes the shape of its reader.
+public enum CacheKeyStyle: String, Sendable, CaseIterable {
+    /// MSAL Python's: a refresh token's key ends with its target
+    /// (`<home>-<env>-refreshtoken-<client_id>--<target>`), and there is one refresh token per
+    /// user and client: a family refresh token stored apart in the keychain is folded into it
+    /// (the newer of the two is written). Importing it writes both keychain items again.
+    case msalPython = "msal-python"
+    /// The shape earlier versions of this tool wrote: refresh-token keys without the target,
+    /// and a family refresh token as an entry of its own keyed by its family ID.
+    case sharedKeychainV1 = "sharedkeychain-v1"
+}
+
+/// Builds the serialized cache (MSAL Python's format) from a snapshot of the group. Entries are
+/// the stored JSON as is, so unknown fields travel along; keys are derived from the fields.
+struct CacheExport {
+    private var sections: [CacheSection: JSONObject] = Dictionary(uniqueKeysWithValues: CacheSection.allCases.map { ($0, [:]) })
+
+    /// - Throws: ``TokenCacheError/invalidCacheItem(item:reason:)`` for an item that cannot be
+    ///   exported faithfully (unreadable, or its key taken by another item).
+    init(_ snapshot: CacheSnapshot, style: CacheKeyStyle = .msalPython) throws(TokenCacheError) {
+        if let bad = snapshot.invalid.first {
+            throw .invalidCacheItem(item: bad.item.primaryKey.description, reason: bad.reason)
+        }
+        // MSAL Python keeps one refresh token per user and client: the client's and the family
+        // token fold into one entry, the newer one (the client's on a tie).
+        var refreshTokens: [String: CacheSnapshot.Entry<Credential>] = [:]
+        for entry in snapshot.credentials {
+            let isFamily = entry.value.isFamilyToken(service: entry.item.service)
+            let key = entry.value.exportKey(asFamilyToken: isFamily, style: style)
+            guard style == .msalPython, entry.value.type == .refreshToken else {
+                try put(entry.object, key: key, in: entry.value.type.section, from: entry.item)
+                continue
+            }
+            if let kept = refreshTokens[key] {
+                let newer = entry.item.modificationDate > kept.item.modificationDate
+                let tieGoesToClient = entry.item.modificationDate == kept.item.modificationDate && !isFamily
+                if newer || tieGoesToClient { refreshTokens[key] = entry }
+            } else {
+                refreshTokens[key] = entry
+            }
+        }
+        for (key, entry) in refreshTokens {
+            try put(entry.object, key: key, in: .refreshToken, from: entry.item)
+        }
+        for entry in snapshot.accounts {
+            try put(entry.object, key: entry.value.exportKey, in: .account, from: entry.item)
+        }
+        for entry in snapshot.appMetadata {
+            try put(entry.object, key: entry.value.exportKey, in: .appMetadata, from: entry.item)
+        }
+    }
+
+    private mutating func put(_ object: JSONObject, key: String, in section: CacheSection, from item: KeychainItem) throws(TokenCacheError) {
+        guard sections[section]?[key] == nil else {
+            throw .invalidCacheItem(item: item.primaryKey.description, reason: "its \(section.rawValue) key '\(key)' is also the key of another item")
+        }
+        sections[section, default: [:]][key] = .object(object)
+    }
+
+    /// Pretty-printed UTF-8 JSON with sorted keys: equal caches give equal bytes.
+    var data: Data {
+        let root = Dictionary(uniqueKeysWithValues: sections.map { ($0.key.rawValue, JSONValue.object($0.value)) })
+        return CacheJSON.encode(.object(root), pretty: true)
+    }
+}

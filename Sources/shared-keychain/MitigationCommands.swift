@@ -1,0 +1,162 @@
+import ArgumentParser
+import Foundation
+import Hazards
+import Mitigations
+import SharedKeychain
+
+struct SnapshotCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot",
+        abstract: "Save every item of a group, data included, to a JSON file (mode 0600), to restore after a wipe.",
+        discussion: "The file holds the secrets; nothing of them is printed. Bring it back with `restore --input FILE`. Run it as an app (--app, only its own groups) or as the device owner (--admin); the group's audit journal records who took it."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var actor: ActorOptions
+
+    @Option(help: ArgumentHelp("The full access group, e.g. ABCDE12345.com.microsoft.adalcache.", valueName: "group"))
+    var group: String
+
+    @Option(help: ArgumentHelp("The snapshot file to write (replaced if it exists).", valueName: "file"))
+    var output: String
+
+    func checkInputs() throws {
+        _ = try AccessGroup(group)
+    }
+
+    func execute() throws {
+        try actor.checkReach(group, global)
+        let store = try KeychainSession(global).store
+        let snapshot = try GroupSnapshot.take(of: group, from: store)
+        try snapshot.write(to: URL(fileURLWithPath: output))
+        try AuditJournal(store: store).append(AuditEntry(
+            time: Date(), app: actor.name, operation: "snapshot", group: group, query: "everything in group \(group)",
+            itemCount: snapshot.items.count, creators: MitigatedStore.count(snapshot.items), outcome: .taken, adHoc: actor.isAdHoc(global)))
+        if global.json {
+            Output.printJSON(SnapshotSummary(group: group, items: snapshot.items.count, file: output))
+        } else {
+            Output.standardOutput.write("wrote \(snapshot.items.count) item\(snapshot.items.count == 1 ? "" : "s") of group \(group) to \(output) (mode 0600)\n")
+        }
+    }
+}
+
+/// What `snapshot --json` prints: counts, never data.
+struct SnapshotSummary: Encodable {
+    let group: String
+    let items: Int
+    let file: String
+}
+
+struct RestoreCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Put back the items of a snapshot that are missing from its group.",
+        discussion: "Items present under the same primary key (account, service, group) are newer than the snapshot and are left as they are. Run it as an app (--app, only its own groups) or as the device owner (--admin): the restored items' creator is whoever restores them, never what the file says, and the group's audit journal records the restore."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var actor: ActorOptions
+
+    @Option(help: ArgumentHelp("The snapshot file written by `snapshot`.", valueName: "file"))
+    var input: String
+
+    func execute() throws {
+        let snapshot = try GroupSnapshot.read(from: URL(fileURLWithPath: input))
+        try actor.checkReach(snapshot.group, global)
+        let store = try KeychainSession(global).store
+        let result = try snapshot.restore(into: store, creator: actor.name)
+        try AuditJournal(store: store).append(AuditEntry(
+            time: Date(), app: actor.name, operation: "restore", group: snapshot.group, query: "snapshot \(input)",
+            itemCount: result.restored, creators: result.creators, outcome: .restored, adHoc: actor.isAdHoc(global)))
+        if global.json {
+            Output.printJSON(result)
+        } else {
+            Output.standardOutput.write("\(result)\n")
+        }
+    }
+}
+
+struct AuditCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Show the audit journal of a group: every delete (refused ones too) and restore, with app, query, item count and time.",
+        discussion: "Groups opt into delete journaling with the audit mitigation of a policy (--policy, or policy.json in the state directory); snapshots, restores and audit reads are journaled always. Run it as an app (--app, only its own groups) or as the device owner (--admin). Never shows item data."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var actor: ActorOptions
+
+    @Option(help: ArgumentHelp("The full access group, e.g. ABCDE12345.com.microsoft.adalcache.", valueName: "group"))
+    var group: String
+
+    @Flag(name: .customLong("acknowledge-interrupted"), help: "Forget the interrupted deletes reported so far (they stay in no other place).")
+    var acknowledgeInterrupted = false
+
+    func checkInputs() throws {
+        _ = try AccessGroup(group)
+    }
+
+    func execute() throws {
+        try actor.checkReach(group, global)
+        let store = try KeychainSession(global).store
+        let journal = AuditJournal(store: store)
+        let entries = try journal.entries(group: group)
+        // Reading the journal is journaled too, after the read: who looked, and when.
+        try journal.append(AuditEntry(
+            time: Date(), app: actor.name, operation: "audit", group: group, query: "the journal of \(group)",
+            itemCount: entries.count, creators: [:], outcome: .viewed, adHoc: actor.isAdHoc(global)))
+        let intents = IntentJournal(store: store)
+        let interrupted = try intents.interrupted(group: group)
+        if acknowledgeInterrupted { try intents.acknowledge(group: group) }
+        if global.json {
+            Output.printJSON(AuditJSON(entries: entries, interrupted: interrupted))
+            return
+        }
+        for deletion in interrupted {
+            Output.standardOutput.write("\(deletion)\n")
+        }
+        if acknowledgeInterrupted, !interrupted.isEmpty {
+            Output.standardOutput.write("acknowledged \(interrupted.count) interrupted delete\(interrupted.count == 1 ? "" : "s")\n")
+        }
+        let rows = entries.map { entry in
+            [entry.time.formatted(.iso8601), entry.app + (entry.adHoc == true ? " (ad-hoc)" : ""), entry.operation, entry.outcome.rawValue, String(entry.itemCount),
+             entry.creators.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","), entry.query]
+        }
+        Output.standardOutput.write(Table(header: ["TIME", "APP", "OPERATION", "OUTCOME", "ITEMS", "CREATORS", "QUERY"], rows: rows).rendered)
+        Output.standardOutput.write("\(entries.count) entr\(entries.count == 1 ? "y" : "ies")\n")
+    }
+}
+
+/// `audit --json`: the journal's entries, and the deletes that never finished.
+private struct AuditJSON: Encodable {
+    let entries: [AuditEntry]
+    let interrupted: [IntentJournal.Interrupted]
+}
+
+/// Where the mitigation policy comes from: `--policy FILE`, else `policy.json` in the state
+/// directory when it exists, else none (Apple's behaviour).
+struct AuditPolicyOptions: ParsableArguments {
+    @Option(name: .customLong("policy"), help: ArgumentHelp(
+        "A mitigation policy (JSON): per access group, the mitigations on and the privileged bundle IDs.",
+        discussion: #"Default: policy.json in the state directory, if any. Format: {"groups": {"<team>.<group>": {"mitigations": ["audit", "guarded-delete"], "privileged": ["com.microsoft.azureauthenticator"]}}}"#,
+        valueName: "file"))
+    var policy: String?
+
+    static let fileName = "policy.json"
+
+    func load(_ global: GlobalOptions) throws -> MitigationPolicy {
+        if let policy { return try MitigationPolicy.load(from: URL(fileURLWithPath: policy)) }
+        let stored = global.stateDirectoryURL.appendingPathComponent(Self.fileName)
+        guard FileManager.default.fileExists(atPath: stored.path) else { return .none }
+        return try MitigationPolicy.load(from: stored)
+    }
+}
+
+extension KeychainSession {
+    /// The app's keychain with `policy`'s mitigations applied (the plain keychain when the
+    /// policy names no group), for commands that delete on an app's behalf.
+    func keychain(for app: AppIdentity, policy: MitigationPolicy, adHoc: Bool = false) -> Keychain {
+        guard !policy.groups.isEmpty else { return keychain(for: app) }
+        return Keychain(app: app, store: MitigatedStore(base: store, app: app.bundleID, policy: policy, adHoc: adHoc))
+    }
+}

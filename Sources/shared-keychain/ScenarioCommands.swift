@@ -1,0 +1,208 @@
+import ArgumentParser
+import Device
+import Foundation
+import KeychainStorage
+import Scenarios
+
+struct ScenarioCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scenario",
+        abstract: "Run scenario files: steps for a suite's apps, one after another or at once, with background jobs and assertions.",
+        subcommands: [ScenarioRunCommand.self]
+    )
+}
+
+struct ScenarioRunCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a scenario: each app in a process of its own (default) or all in this one, with a timeline and a verdict per assertion.",
+        discussion: """
+            A scenario (YAML or JSON) names a suite manifest and lists steps:
+
+              suite: ../suite
+              steps:
+                - {app: com.contoso.mail, do: token signin, user: alice@contoso.com}
+                - {background: refresh, app: com.contoso.mail, do: token acquire,
+                   account: alice@contoso.com, silent: true, every: 50ms}
+                - {wait: {job: refresh, runs: 3}}
+                - {app: com.contoso.calendar, do: token wipe, expect: ok}
+                - {wait: {job: refresh, runs: 6}}
+                - {stop: refresh, expect: {failed: {at-least: 1}}}
+
+            Steps: an operation (app, do, its parameters, expect); concurrent (a list of \
+            operations started at once, each with an optional delay); background NAME (an \
+            operation repeated every DURATION, times N or until stopped); wait (a duration, or \
+            {job: NAME, runs: N}); stop NAME (expect: {runs, ok, failed}); advance-clock \
+            DURATION (every app's token clock, to expire access tokens).
+
+            Operations (do): \(OperationKind.allCases.map(\.rawValue).joined(separator: ", ")). \
+            Parameters are the CLI's: account, service, group, data, generic, type, label, user, \
+            tenant, scopes, silent, wipe-account. item increment/counter keep a decimal counter \
+            (service "counter" by default).
+
+            expect: ok, a status name (errSecItemNotFound) or number (-34018), \
+            interaction_required, or {status, count, value}; counts take N or {at-least, at-most}.
+
+            The timeline (time, step, app, operation, outcome) prints as the run goes; item data \
+            and tokens never do. A scenario's `policy` (as policy.json) turns on mitigations. \
+            Exits 0 when every assertion holds, 21 when one fails, 10 for a bad scenario.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The scenario file (YAML or JSON).", valueName: "file"))
+    var file: String
+
+    @Option(help: ArgumentHelp("A suite manifest (file or directory) to use instead of the scenario's own.", valueName: "file"))
+    var suite: String?
+
+    @Flag(name: .customLong("in-process"), help: "Run every app on a thread of this process instead of a process of its own.")
+    var inProcess = false
+
+    @Flag(help: "Empty every group the scenario's apps can reach before the run (what is there is deleted).")
+    var fresh = false
+
+    /// The exit code when an assertion fails.
+    static let assertionFailedExitCode: Int32 = 21
+
+    func execute() throws {
+        let scenarioURL = URL(fileURLWithPath: file)
+        let scenario = try Scenario.load(from: scenarioURL, suite: suite.map { URL(fileURLWithPath: $0) })
+        if global.keyring == .memory && !inProcess {
+            throw UsageFailure(message: "--keyring memory keeps items inside one process: add --in-process, or use the private keyring")
+        }
+        let session = try KeychainSession(global)
+        let runner = ScenarioRunner(scenario: scenario, store: session.store, device: StateDirectoryScenarioDevice(global: global))
+        if fresh {
+            let emptied = try runner.emptyGroups()
+            Output.standardError.write("emptied the scenario's groups: \(emptied) item\(emptied == 1 ? "" : "s") deleted\n")
+        }
+        let text = ScenarioReportText(scenario: scenario)
+        if !global.json {
+            Output.standardOutput.write(text.header(mode: inProcess ? "in process" : "as processes", store: session.store.name))
+        }
+        let json = global.json
+        let report = try runner.run(launcher: inProcess ? .inProcess : .processes(executable: GlobalOptions.executable, arguments: workerArguments)) { event in
+            if !json { Output.standardOutput.write(text.line(event)) }
+        }
+        if json {
+            Output.printJSON(report)
+        } else {
+            Output.standardOutput.write(text.footer(report))
+        }
+        if !report.passed { throw ExitCode(Self.assertionFailedExitCode) }
+    }
+
+    /// An app process: this tool as `scenario-worker` on the same storage.
+    private var workerArguments: @Sendable (String) -> [String] {
+        let common = global.workerArguments
+        let file = URL(fileURLWithPath: file).path
+        let suite = suite.map { URL(fileURLWithPath: $0).path }
+        return { bundleID in
+            ["scenario-worker", file, "--app", bundleID] + common + (suite.map { ["--suite", $0] } ?? [])
+        }
+    }
+}
+
+/// The hidden app-process side of `scenario run`.
+struct ScenarioWorkerCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(commandName: "scenario-worker", shouldDisplay: false)
+
+    @OptionGroup var global: GlobalOptions
+    @Argument var file: String
+    @Option var app: String
+    @Option var suite: String?
+
+    func execute() throws {
+        let scenario = try Scenario.load(from: URL(fileURLWithPath: file), suite: suite.map { URL(fileURLWithPath: $0) })
+        ScenarioWorker.serve(scenario: scenario, bundleID: app, store: try KeychainSession(global).store)
+    }
+}
+
+/// The state directory's device for `device:` steps: its lock as `device lock`, `unlock` and
+/// `reboot` set it, and signals to the private keyring's daemon.
+struct StateDirectoryScenarioDevice: ScenarioDevice {
+    let global: GlobalOptions
+
+    func refusal(of action: DeviceAction) -> String? {
+        switch action {
+        case .lock, .unlock, .reboot: nil
+        case .killDaemon, .stopDaemon, .resumeDaemon:
+            global.keyring == .private ? nil : "device: \(action) needs the private keyring (this run uses --keyring \(global.keyring.rawValue))"
+        }
+    }
+
+    func perform(_ action: DeviceAction) throws -> String {
+        let device = StateDirectoryDevice(global: global)
+        switch action {
+        case .lock:
+            var state = try Device(stateDirectory: global.stateDirectoryURL).lockState()
+            state.locked = true
+            try device.setLock(state)
+            return "the device is locked"
+        case .unlock:
+            try device.setLock(.unlocked)
+            return "the device is unlocked"
+        case .reboot:
+            try device.setLock(DeviceLockState(locked: true, unlockedSinceBoot: false))
+            return "the device rebooted: locked, not unlocked since boot"
+        case .killDaemon, .stopDaemon, .resumeDaemon:
+            guard let pid = KeychainSession.privateKeyring(global).status().pid else {
+                throw UsageFailure(message: "device: \(action): the private keyring's daemon is not running")
+            }
+            let signal = action == .killDaemon ? SIGKILL : action == .stopDaemon ? SIGSTOP : SIGCONT
+            guard kill(pid, signal) == 0 else {
+                throw UsageFailure(message: "device: \(action): cannot signal the daemon (pid \(pid)): \(String(cString: strerror(errno)))")
+            }
+            switch action {
+            case .killDaemon: return "killed the keyring daemon (pid \(pid)); the apps restart it and reconnect"
+            case .stopDaemon: return "stopped the keyring daemon (pid \(pid)); calls time out until resume-daemon"
+            default: return "resumed the keyring daemon (pid \(pid))"
+            }
+        }
+    }
+}
+
+/// A scenario run as text: a header, a timeline line per event as it happens, then the jobs'
+/// tallies and the verdicts. Never item data or tokens (outcomes hold none).
+struct ScenarioReportText {
+    let scenario: Scenario
+    private let appWidth: Int
+
+    init(scenario: Scenario) {
+        self.scenario = scenario
+        appWidth = max(scenario.apps.map(\.bundleID.count).max() ?? 0, 3)
+    }
+
+    func header(mode: String, store: String) -> String {
+        var text = "scenario \(scenario.name): \(scenario.apps.count) app\(scenario.apps.count == 1 ? "" : "s") \(mode) on \(store)\n"
+        if let summary = scenario.summary { text += "  \(summary)\n" }
+        return text + "\n" + "    TIME  STEP  \(pad("APP"))  OPERATION -> OUTCOME\n"
+    }
+
+    func line(_ event: TimelineEvent) -> String {
+        let time = String(format: "%8.3f", event.time)
+        let step = String(event.step).padding(toLength: 4, withPad: " ", startingAt: 0)
+        let operation = (event.job.map { "[\($0)] " } ?? "") + event.operation
+        let result = event.outcome.map(\.description) ?? event.note ?? "done"
+        return "\(time)  \(step)  \(pad(event.app))  \(operation) -> \(result)\n"
+    }
+
+    func footer(_ report: ScenarioReport) -> String {
+        var text = ""
+        if !report.jobs.isEmpty {
+            text += "\njobs:\n"
+            for job in report.jobs { text += "  \(job.name) (\(job.app) \(job.operation)): \(job.tally)\n" }
+        }
+        text += "\nassertions:\n"
+        if report.verdicts.isEmpty { text += "  none\n" }
+        for verdict in report.verdicts { text += "  \(verdict)\n" }
+        let passed = report.verdicts.count - report.failedCount
+        text += "\n\(passed) of \(report.verdicts.count) assertion\(report.verdicts.count == 1 ? "" : "s") passed"
+        text += String(format: " in %.2f s", report.seconds) + (report.passed ? "" : ": FAILED") + "\n"
+        return text
+    }
+
+    private func pad(_ text: String) -> String { text.padding(toLength: appWidth, withPad: " ", startingAt: 0) }
+}

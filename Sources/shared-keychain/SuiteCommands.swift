@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import SuiteManifest
+
+struct SuiteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suite",
+        abstract: "Write and check suite manifests: the apps that share sign-in through one keychain group.",
+        discussion: """
+            A suite manifest (YAML or JSON, or a directory holding suite.yaml) declares each app: \
+            bundle ID, team, client ID, redirect URI, keychain sharing group, broker use, and its \
+            entitlements and Info.plist (paths to real plists, or inline). `suite init` writes an \
+            example; `suite check` applies the rules for cross-app sign-in to it.
+            """,
+        subcommands: [SuiteInitCommand.self, SuiteCheckCommand.self]
+    )
+}
+
+struct SuiteInitCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Write an example three-app suite (suite.yaml and real plists) that passes `suite check`.",
+        discussion: """
+            Contoso Mail, Calendar and Notes under team \(ExampleSuite.teamID), sharing one client ID \
+            and com.microsoft.adalcache, each with an entitlements.plist and an Info.plist. If any \
+            of the files exists, nothing is written unless --force is given.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("Where to write the suite; created if needed.", valueName: "dir"))
+    var directory = "suite"
+
+    @Flag(help: "Overwrite files that exist.")
+    var force = false
+
+    func execute() throws {
+        let target = URL(fileURLWithPath: directory, isDirectory: true)
+        let written = try ExampleSuite.write(to: target, force: force)
+        // Paths as the user spelled the directory, so they can be pasted back.
+        let paths = written.map { (directory as NSString).appendingPathComponent(String($0.path.dropFirst(target.path.count + 1))) }
+        if global.json {
+            Output.printJSON(Written(directory: directory, files: paths))
+            return
+        }
+        Output.standardOutput.write("""
+            wrote \(paths.count) files:
+            \(paths.map { "  \($0)" }.joined(separator: "\n"))
+            check it with: shared-keychain suite check --suite \(directory)
+
+            """)
+    }
+
+    private struct Written: Encodable {
+        let directory: String
+        let files: [String]
+    }
+}
+
+struct SuiteCheckCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a suite manifest against the rules for sharing sign-in across apps.",
+        discussion: """
+            Prints each app's findings (severity, rule ID, message) and a summary line, or with \
+            --json one object: {manifest, apps, findings: [{severity, rule, app, message}], \
+            summary: {errors, warnings, info}, passed}.
+
+            Exit status: 0 when there is no error (warnings and info do not fail, unless \
+            --strict); 10 (errSecParam) when there are errors, after the report is printed, or \
+            when the manifest cannot be read.
+
+            Rules:
+            \(CheckRule.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .customLong("suite"), help: ArgumentHelp(
+        "The manifest: a YAML or JSON file, or a directory holding suite.yaml.", valueName: "path"))
+    var suitePath = "suite"
+
+    @Flag(help: "Fail on warnings too.")
+    var strict = false
+
+    func execute() throws {
+        let suite = try SuiteManifest.load(from: URL(fileURLWithPath: suitePath))
+        let report = SuiteChecker.check(suite)
+        if global.json {
+            Output.printJSON(report)
+        } else {
+            Output.standardOutput.write(report.text)
+        }
+        if let failure = SuiteCheckFailure(report, strict: strict) { throw failure }
+    }
+}

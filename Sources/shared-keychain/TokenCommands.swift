@@ -1,0 +1,230 @@
+import ArgumentParser
+import Device
+import Foundation
+import SharedKeychain
+import TokenCache
+
+struct TokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Sign in, acquire, list, remove and wipe MSAL tokens in the shared group, as one app.",
+        discussion: """
+            Tokens are laid out as Microsoft's iOS SDKs keep them in the keychain sharing group
+            (<team>.com.microsoft.adalcache by default), minted by an emulated issuer: no
+            network. Token values are masked unless --show-secrets.
+            """,
+        subcommands: [TokenSignInCommand.self, TokenAcquireCommand.self, TokenAccountsCommand.self,
+                      TokenRemoveCommand.self, TokenWipeCommand.self, TokenWipeInfoCommand.self]
+    )
+}
+
+struct TokenSignInCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signin",
+        abstract: "Interactive sign-in (emulated): writes access, refresh, family refresh and ID tokens, the account and app metadata."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+
+    @Option(help: "The user's sign-in name, e.g. alice@contoso.com.")
+    var user: String
+
+    @Option(help: "The tenant: a name, a tenant ID, or common.")
+    var tenant: String = "common"
+
+    @Option(parsing: .upToNextOption, help: "The scopes to request.")
+    var scopes: [String] = TokenCache.defaultScopes
+
+    func execute() throws {
+        let result = try tokens.tokenCache(global, app: app).signIn(username: user, tenant: tenant, scopes: scopes)
+        let view = AuthenticationJSON(result, options: tokens)
+        if global.json { Output.printJSON(view) } else { Output.standardOutput.write(view.text) }
+    }
+}
+
+/// MSAL's webview choice for an interactive acquisition.
+enum WebviewType: String, ExpressibleByArgument, CaseIterable {
+    /// The broker when it is installed and the app is set up for it, else embedded.
+    case auto
+    /// The app's own (emulated) sign-in; never the broker.
+    case embedded
+    /// The broker, or an error saying why it cannot be used.
+    case broker
+}
+
+struct TokenAcquireCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "acquire",
+        abstract: "Get an access token: from the cache, else by refresh token (the app's own or the family's).",
+        discussion: "With --silent, no usable refresh token fails with interaction_required; without it, the tool falls back to an emulated interactive sign-in of the same user."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+
+    @Option(help: ArgumentHelp("The account: its home account ID or username.", valueName: "id|username"))
+    var account: String
+
+    @Option(parsing: .upToNextOption, help: "The scopes to request.")
+    var scopes: [String] = TokenCache.defaultScopes
+
+    @Flag(help: "Never fall back to interactive sign-in.")
+    var silent = false
+
+    @Option(help: ArgumentHelp(
+        "Where an interactive sign-in happens: auto (the broker when installed and the app is set up for it, else embedded), embedded, or broker.",
+        valueName: "type"))
+    var webview: WebviewType = .auto
+
+    @Option(name: .customLong("redirect-uri"), help: ArgumentHelp(
+        "The redirect URI the broker request presents. Default: msauth.<bundle id>://auth. Another app's URI is how spoofing is tried: the broker refuses it.",
+        valueName: "uri"))
+    var redirectURI: String?
+
+    func execute() throws {
+        let cache = try tokens.tokenCache(global, app: app)
+        let result: AuthenticationResult
+        var brokerPrompted: Bool?
+        do {
+            result = try cache.acquireToken(account: account, scopes: scopes, interactive: false)
+        } catch {
+            guard case .interactionRequired = error, !silent else { throw error }
+            if let caller = try brokerCaller() {
+                let request = try cache.brokerRequest(
+                    loginHint: account, scopes: scopes, redirectURI: redirectURI ?? "msauth.\(caller)://auth")
+                let answer = try TokenOptions.callBroker(request, caller: caller, global)
+                result = try cache.acceptBrokerResponse(answer.url, to: request)
+                brokerPrompted = answer.prompted
+            } else {
+                result = try cache.acquireToken(account: account, scopes: scopes, interactive: true)
+            }
+        }
+        var view = AuthenticationJSON(result, options: tokens)
+        view.brokerPrompted = brokerPrompted
+        if global.json { Output.printJSON(view) } else { Output.standardOutput.write(view.text) }
+    }
+
+    /// The installed app to send to the broker, or nil for an embedded sign-in.
+    private func brokerCaller() throws -> String? {
+        guard webview != .embedded else { return nil }
+        let device = Device(stateDirectory: global.stateDirectoryURL)
+        let installed = try app.installedApp(global)
+        if let reason = try device.brokerUnavailable(for: installed) {
+            guard webview == .broker else { return nil }
+            throw UsageFailure(message: "--webview broker: \(reason)")
+        }
+        return installed?.bundleID
+    }
+}
+
+struct TokenAccountsCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accounts",
+        abstract: "List the accounts this app sees in the shared group (MSAL's allAccounts).",
+        discussion: "An account shows when a refresh token for it belongs to this client or to its family, unless this client signed it out."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+
+    func execute() throws {
+        let accounts = try tokens.tokenCache(global, app: app).accounts()
+        if global.json {
+            Output.printJSON(accounts)
+            return
+        }
+        let rows = accounts.map { [$0.username, $0.homeAccountID, $0.environment, $0.authorityType.rawValue] }
+        Output.standardOutput.write(Table(header: ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY"], rows: rows).rendered)
+        Output.standardOutput.write("\(accounts.count) account\(accounts.count == 1 ? "" : "s")\n")
+    }
+}
+
+struct TokenRemoveCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove an account as MSAL does: this client's tokens for it (which may be the family refresh token siblings rely on).",
+        discussion: "With --wipe-account: every app's tokens for that user, and the account items."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+    @OptionGroup var policy: AuditPolicyOptions
+
+    @Option(help: ArgumentHelp("The account: its home account ID or username.", valueName: "id|username"))
+    var account: String
+
+    @Flag(name: .customLong("wipe-account"), help: "Remove every app's tokens for the user, not only this client's.")
+    var wipeAccount = false
+
+    func execute() throws {
+        let cache = try tokens.tokenCache(global, app: app, policy: policy.load(global))
+        let removed = wipeAccount ? try cache.wipeAccount(account) : try cache.remove(account: account)
+        if global.json {
+            Output.printJSON(["removed": removed])
+        } else {
+            Output.standardOutput.write("removed \(removed) item\(removed == 1 ? "" : "s") for \(account)\n")
+        }
+    }
+}
+
+struct TokenWipeCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wipe",
+        abstract: "Wipe the whole shared group (wipeCacheForAllAccounts): every app's tokens, for every user.",
+        discussion: "Nothing stops any entitled app from doing this; the wipe record names who did."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+    @OptionGroup var policy: AuditPolicyOptions
+
+    func execute() throws {
+        let removed = try tokens.tokenCache(global, app: app, policy: policy.load(global)).wipeCacheForAllAccounts()
+        if global.json {
+            Output.printJSON(["removed": removed])
+        } else {
+            Output.standardOutput.write("wiped \(removed) item\(removed == 1 ? "" : "s") from the shared group\n")
+        }
+    }
+}
+
+struct TokenWipeInfoCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wipe-info",
+        abstract: "Show the wipe record: which app last wiped tokens, and when."
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+
+    func execute() throws {
+        let cache = try tokens.tokenCache(global, app: app)
+        let record = try cache.wipeInfo()
+        let interrupted = try cache.interruptedDeletions()
+        if global.json {
+            Output.printJSON(WipeInfoJSON(record: record, interrupted: interrupted))
+        } else {
+            Output.standardOutput.write((record.map(\.description) ?? "no wipe recorded") + "\n")
+            for deletion in interrupted { Output.standardOutput.write("\(deletion)\n") }
+        }
+    }
+}
+
+private struct WipeInfoJSON: Encodable {
+    let bundleId: String?
+    let wipeTime: Date?
+    /// Deletions whose process died before they finished.
+    let interrupted: [IntentJournal.Interrupted]
+    init(record: WipeRecord?, interrupted: [IntentJournal.Interrupted]) {
+        bundleId = record?.bundleID
+        wipeTime = record?.wipeTime
+        self.interrupted = interrupted
+    }
+}
