@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 import Synchronization
 
 /// `- background: refresh` / `app: ...` / `do: token acquire` / `every: 100ms` / `times: 20`:
@@ -11,12 +12,12 @@ public struct BackgroundJob: Sendable, Hashable, Codable {
     public var app: String
     public var operation: ScenarioOperation
     /// The pause after each run; zero runs back to back.
-    public var every: ScenarioDuration
+    public var every: WrittenDuration
     /// How many runs; nil: until stopped.
     public var times: Int?
 
     /// - Parameters: see the properties.
-    public init(name: String, app: String, operation: ScenarioOperation, every: ScenarioDuration = ScenarioDuration(seconds: 0), times: Int? = nil) {
+    public init(name: String, app: String, operation: ScenarioOperation, every: WrittenDuration = WrittenDuration(seconds: 0), times: Int? = nil) {
         self.name = name
         self.app = app
         self.operation = operation
@@ -30,7 +31,7 @@ public struct BackgroundJob: Sendable, Hashable, Codable {
         operation = try ScenarioOperation(from: container, alongside: Self.ownKeys, in: "a background step")
         name = try container.decode(String.self, "background")
         app = try container.decode(String.self, "app")
-        every = try container.pauseIfPresent("every") ?? ScenarioDuration(seconds: 0)
+        every = try container.pauseIfPresent("every") ?? WrittenDuration(seconds: 0)
         times = try container.countIfPresent("times")
         if name.trimmingCharacters(in: .whitespaces).isEmpty { throw container.failure("background", "a job needs a name") }
     }

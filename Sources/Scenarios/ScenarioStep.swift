@@ -1,4 +1,4 @@
-
+import SharedKeychain
 
 /// One step of a scenario, told apart by its keys:
 ///
@@ -17,7 +17,7 @@ public enum ScenarioStep: Sendable, Hashable, Decodable {
     case wait(WaitCondition)
     case stop(job: String, expect: ExpectedTally?)
     /// Moves the token clock of every app forward, so access tokens expire.
-    case advanceClock(ScenarioDuration)
+    case advanceClock(WrittenDuration)
     /// Locks, unlocks or reboots the device, or kills, stops or resumes the keyring's daemon.
     case device(DeviceAction)
 
@@ -56,7 +56,7 @@ public enum ScenarioStep: Sendable, Hashable, Decodable {
             self = .device(action)
         } else if container.has("advance-clock") {
             try container.rejectUnknownKeys(allowed: ["advance-clock"], in: "an advance-clock step")
-            self = .advanceClock(try container.decode(ScenarioDuration.self, "advance-clock"))
+            self = .advanceClock(try container.decode(WrittenDuration.self, "advance-clock"))
         } else {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: decoder.codingPath,
@@ -102,10 +102,10 @@ extension KeyedDecodingContainer where Key == StepKey {
 
     /// A pause (`wait`, `every`, `delay`) at `name`, at most a day: a longer one is a typo that
     /// would hang the run.
-    func pauseIfPresent(_ name: String) throws -> ScenarioDuration? {
-        guard let pause = try decodeIfPresent(ScenarioDuration.self, name) else { return nil }
-        guard pause <= ScenarioDuration.longestPause else {
-            throw failure(name, "\(name) must be at most \(ScenarioDuration.longestPause); got \(pause)")
+    func pauseIfPresent(_ name: String) throws -> WrittenDuration? {
+        guard let pause = try decodeIfPresent(WrittenDuration.self, name) else { return nil }
+        guard pause <= WrittenDuration.longestPause else {
+            throw failure(name, "\(name) must be at most \(WrittenDuration.longestPause); got \(pause)")
         }
         return pause
     }
@@ -128,10 +128,10 @@ public struct OperationStep: Sendable, Hashable, Decodable {
     public var operation: ScenarioOperation
     public var expect: ExpectedOutcome?
     /// How long to wait before starting, counted from the start of its `concurrent` block.
-    public var delay: ScenarioDuration?
+    public var delay: WrittenDuration?
 
     /// - Parameters: see the properties.
-    public init(app: String, operation: ScenarioOperation, expect: ExpectedOutcome? = nil, delay: ScenarioDuration? = nil) {
+    public init(app: String, operation: ScenarioOperation, expect: ExpectedOutcome? = nil, delay: WrittenDuration? = nil) {
         self.app = app
         self.operation = operation
         self.expect = expect
@@ -182,11 +182,11 @@ public protocol ScenarioDevice: Sendable {
 /// What a `wait` step waits for: a length of time (`wait: 200ms`), or a background job's runs
 /// (`wait: {job: refresh, runs: 5}`; without `runs`, until the job has run all its `times`).
 public enum WaitCondition: Sendable, Hashable {
-    case time(ScenarioDuration)
+    case time(WrittenDuration)
     case job(String, runs: Int?)
 
     init(from container: KeyedDecodingContainer<StepKey>) throws {
-        if (try? container.decode(ScenarioDuration.self, "wait")) != nil, let duration = try container.pauseIfPresent("wait") {
+        if (try? container.decode(WrittenDuration.self, "wait")) != nil, let duration = try container.pauseIfPresent("wait") {
             self = .time(duration)
             return
         }

@@ -1,5 +1,3 @@
-
-
 /// What `PrivateKeyring.status()` reports (and `keyring status` prints as JSON).
 public struct KeyringStatus: Codable, Sendable, Equatable {
     /// The keyring's condition, as one word for scripts.

@@ -1,5 +1,3 @@
-
-
 /// An Apple developer team ID: ten upper-case letters or digits (`ABCDE12345`). It prefixes every
 /// access group of the team's apps, which is what keeps one vendor's groups from another's.
 public struct TeamIdentifier: Hashable, Sendable, Codable, CustomStringConvertible {

@@ -1,5 +1,3 @@
-
-
 /// One value of a manifest or property list, whatever syntax it was written in, so that one
 /// reader checks fields and words errors the same way for YAML, JSON and plists.
 struct DocumentNode {

@@ -17,8 +17,7 @@ struct AppOptions: ParsableArguments {
     var teamID: String?
 
     @Option(name: .customLong("entitlements"), help: ArgumentHelp(
-        "An ad-hoc app's entitlements.plist (XML or binary): its keychain-access-groups and application-groups are the groups the app may use.",
-        discussion: "Without it the app has only its app ID group, <team>.<bundle-id>. For an installed app it must declare the installed groups.",
+        "An ad-hoc app's entitlements.plist (XML or binary): its keychain-access-groups and application-groups are the groups the app may use. Without it the app has only its app ID group, <team>.<bundle-id>. For an installed app it must declare the installed groups.",
         valueName: "plist"))
     var entitlements: String?
 
@@ -40,14 +39,14 @@ struct AppOptions: ParsableArguments {
     }
 
     /// The app as installed on the device of `global`'s state directory, when it is.
-    func installedApp(_ global: GlobalOptions) throws -> InstalledApp? {
+    func installedApp(_ global: some CommandOptions) throws -> InstalledApp? {
         guard suite == nil else { return nil }
         return try Device(stateDirectory: global.stateDirectoryURL).app(bundleID)
     }
 
     /// Who the command acts as. An installed app's identity comes from the device; options that
     /// declare another one are refused, since an app's entitlements are fixed when it is signed.
-    func identity(_ global: GlobalOptions) throws -> AppIdentity {
+    func identity(_ global: some CommandOptions) throws -> AppIdentity {
         if let app = try suiteApp() { return try app.identity() }
         let installed = try installedApp(global)
         let identity = try Self.identity(of: bundleID, team: teamID, entitlements: entitlements, installed: installed)
@@ -61,7 +60,7 @@ struct AppOptions: ParsableArguments {
     }
 
     /// Whether the command acts as an app declared on the spot rather than installed.
-    func isAdHoc(_ global: GlobalOptions) throws -> Bool {
+    func isAdHoc(_ global: some CommandOptions) throws -> Bool {
         try suiteApp() == nil && installedApp(global) == nil
     }
 
@@ -122,7 +121,7 @@ struct ActorOptions: ParsableArguments {
     var name: String { bundleID ?? "device-owner" }
 
     /// Whether the actor is an app declared ad hoc (not installed on the device).
-    func isAdHoc(_ global: GlobalOptions) throws -> Bool {
+    func isAdHoc(_ global: some CommandOptions) throws -> Bool {
         guard let bundleID else { return false }
         return try Device(stateDirectory: global.stateDirectoryURL).app(bundleID) == nil
     }

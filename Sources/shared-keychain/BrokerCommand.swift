@@ -9,10 +9,10 @@ import TokenCache
 struct BrokerServeCommand: ReportingCommand {
     static let configuration = CommandConfiguration(commandName: "broker-serve", shouldDisplay: false)
 
-    @OptionGroup var global: GlobalOptions
-
     @Option(help: "The calling app's bundle ID, as the device reports it.")
     var caller: String
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let device = Device(stateDirectory: global.stateDirectoryURL)

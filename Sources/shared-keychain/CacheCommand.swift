@@ -17,18 +17,18 @@ struct CacheExportCommand: ReportingCommand {
         abstract: "Write what this app sees of its group as an MSAL JSON cache (it holds token secrets: keep it private)."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
 
     @Option(help: ArgumentHelp("Write to this file (mode 0600) instead of standard output.", valueName: "file"))
     var output: String?
 
     @Option(name: .customLong("key-style"), help: ArgumentHelp(
-        "How entry keys are spelled: \(CacheKeyStyle.allCases.map(\.rawValue).joined(separator: " or ")).",
-        discussion: "msal-python (default): MSAL Python's keys, refresh tokens keyed with their target and one per user and client. sharedkeychain-v1: the shape earlier versions wrote.",
+        "How entry keys are spelled: \(CacheKeyStyle.allCases.map(\.rawValue).joined(separator: " or ")). msal-python (default): MSAL Python's keys, refresh tokens keyed with their target and one per user and client. sharedkeychain-v1: the shape earlier versions wrote.",
         valueName: "style"))
     var keyStyle: CacheKeyStyle = .msalPython
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let data = try tokens.tokenCache(global, app: app).exportCache(keyStyle: keyStyle)
@@ -50,12 +50,13 @@ struct CacheImportCommand: ReportingCommand {
         abstract: "Write the entries of an MSAL JSON cache into this app's group; the input is checked whole before anything is written."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
 
     @Option(help: ArgumentHelp("The MSAL JSON cache to read; - reads standard input.", valueName: "file"))
     var input: String
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let data: Data

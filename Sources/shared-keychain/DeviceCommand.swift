@@ -10,8 +10,7 @@ import SuiteManifest
 struct DeviceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device",
-        abstract: "The device the state directory stands for: its apps, the broker, and its lock.",
-        discussion: "An installed app's identity (bundle ID, team, keychain groups, app groups) is fixed when it is installed, as when an iOS app is signed: commands act as it with --app alone, and refuse --team or --entitlements that declare anything else.",
+        abstract: "The device the state directory stands for: its apps, the broker, and its lock. An installed app's identity (bundle ID, team, keychain groups, app groups) is fixed when it is installed, as when an iOS app is signed: commands act as it with --app alone, and refuse --team or --entitlements that declare anything else.",
         subcommands: [
             DeviceInstallCommand.self, DeviceAppsCommand.self, DeviceUninstallCommand.self,
             DeviceLockCommand.self, DeviceUnlockCommand.self, DeviceRebootCommand.self, DeviceStatusCommand.self,
@@ -26,10 +25,10 @@ struct DeviceInstallCommand: ReportingCommand {
         abstract: "Install every app of a suite from its manifest and plists; a suite that fails `suite check` is refused whole."
     )
 
-    @OptionGroup var global: GlobalOptions
-
     @Option(help: ArgumentHelp("The suite manifest, or its directory.", valueName: "dir"))
     var suite: String
+
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         let loaded = try SuiteManifest.load(from: URL(fileURLWithPath: suite))
@@ -47,7 +46,7 @@ struct DeviceInstallCommand: ReportingCommand {
 struct DeviceAppsCommand: ReportingCommand {
     static let configuration = CommandConfiguration(commandName: "apps", abstract: "List the installed apps and their access groups.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         let apps = try Device(stateDirectory: global.stateDirectoryURL).apps()
@@ -67,10 +66,10 @@ struct DeviceUninstallCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "uninstall", abstract: "Remove an app from the device; its keychain items stay, as on iOS.")
 
-    @OptionGroup var global: GlobalOptions
-
     @Argument(help: ArgumentHelp("The app's bundle ID.", valueName: "bundle-id"))
     var bundleID: String
+
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         try Device(stateDirectory: global.stateDirectoryURL).uninstall(bundleID)
@@ -83,7 +82,7 @@ struct DeviceUninstallCommand: ReportingCommand {
 }
 
 /// Prints the lock state as `device status` shows it.
-private func printLockState(_ state: DeviceLockState, _ global: GlobalOptions, action: String? = nil) {
+private func printLockState(_ state: DeviceLockState, _ global: some CommandOptions, action: String? = nil) {
     if global.json {
         Output.printJSON(DeviceStatusJSON(state))
         return
@@ -129,7 +128,7 @@ struct DeviceLockCommand: ReportingCommand {
         abstract: "Lock the device: whenUnlocked and whenPasscodeSet items fail with errSecInteractionNotAllowed (-25308) until `device unlock`.",
         discussion: "On the private keyring their collections are locked in gnome-keyring itself, so no other client (secret-tool included) can read them either. afterFirstUnlock and always items stay usable.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let device = Device(stateDirectory: global.stateDirectoryURL)
@@ -146,7 +145,7 @@ struct DeviceUnlockCommand: ReportingCommand {
         commandName: "unlock",
         abstract: "Unlock the device (as with its passcode): every item is usable again, and afterFirstUnlock items stay so until the next reboot.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         let device = Device(stateDirectory: global.stateDirectoryURL)
@@ -160,7 +159,7 @@ struct DeviceRebootCommand: ReportingCommand {
         commandName: "reboot",
         abstract: "Reboot the device: it comes back locked and not unlocked since boot, so afterFirstUnlock items are out of reach too until `device unlock`.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let device = Device(stateDirectory: global.stateDirectoryURL)
@@ -175,7 +174,7 @@ struct DeviceStatusCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Show whether the device is locked, unlocked since boot, and which items are out of reach.")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         printLockState(try Device(stateDirectory: global.stateDirectoryURL).lockState(), global)
@@ -199,7 +198,7 @@ struct DeviceInstallBrokerCommand: ReportingCommand {
         abstract: "Install the broker (Microsoft Authenticator) with its own keychain group, which no suite app can reach (-34018).",
         discussion: "Apps set up for it (msauthv2 in LSApplicationQueriesSchemes, the msauth.<bundle id> URL scheme) then sign in through it with `token acquire` (--webview auto or broker).")
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         let broker = try Device(stateDirectory: global.stateDirectoryURL).installBroker()

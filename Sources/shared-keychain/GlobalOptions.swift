@@ -8,29 +8,29 @@ import SharedKeychain
 
 extension KeyringKind: ExpressibleByArgument {}
 
-/// Options every command takes after its name.
-struct GlobalOptions: ParsableArguments {
+/// What every command's options give it, whichever options it takes.
+protocol CommandOptions {
+    var stateDirectoryURL: URL { get }
+    var json: Bool { get }
+    var logger: Logger { get }
+    /// Range checks, reported as errSecParam (exit 10) before the command does anything.
+    func check() throws
+}
+
+/// The options every command takes: the device's state directory, JSON, logging.
+struct BasicOptions: ParsableArguments, CommandOptions {
     @Option(name: .customLong("state-dir"), help: ArgumentHelp(
-        "Where the private keyring keeps its daemon state, password and items.",
-        discussion: "Default: $SHARED_KEYCHAIN_STATE_DIR, else $XDG_STATE_HOME/shared-keychain, else ~/.local/state/shared-keychain.",
+        "The device's state: its apps, lock state and private keyring. Default: $SHARED_KEYCHAIN_STATE_DIR, else $XDG_STATE_HOME/shared-keychain, else ~/.local/state/shared-keychain.",
         valueName: "dir"))
     var stateDirectory: String?
-
-    @Option(name: .customLong("keyring"), help: "Which Secret Service to use: private (default), user or memory.")
-    var keyring: KeyringKind = .private
 
     @Flag(help: "Print JSON instead of text (errors too, on standard error).")
     var json = false
 
-    @Option(help: ArgumentHelp("Give up on a Secret Service call after this many seconds.", valueName: "seconds"))
-    var timeout: Double = 5
-
     @Flag(name: .shortAndLong, help: "Log what the tool does to standard error.")
     var verbose = false
 
-    /// Range checks, reported as errSecParam (exit 10) before the command does anything.
     func check() throws {
-        try InputValidation.check(timeout, "--timeout", in: 0.001...3600, unit: "seconds")
         if let stateDirectory, stateDirectory.trimmingCharacters(in: .whitespaces).isEmpty {
             throw UsageFailure(message: "--state-dir is empty; give a directory (it is created, private to you, if it does not exist)")
         }
@@ -41,6 +41,41 @@ struct GlobalOptions: ParsableArguments {
         return Device.defaultStateDirectory()
     }
 
+    var logger: Logger {
+        var logger = Logger(label: "shared-keychain") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .debug : .warning
+        return logger
+    }
+}
+
+/// The options of commands that use keychain items: the basic ones, and which keyring holds the
+/// items. Commands that never touch items (`keyring`, `suite`, `device install`) do not take
+/// `--keyring` or `--timeout`.
+struct GlobalOptions: ParsableArguments, CommandOptions {
+    @OptionGroup var basic: BasicOptions
+
+    @Option(name: .customLong("keyring"), help: "Where items live: private (a gnome-keyring of this tool's own, started on first use), user (the desktop's Secret Service) or memory (this process only).")
+    var keyring: KeyringKind = .private
+
+    @Option(name: .customLong("timeout"), help: ArgumentHelp(
+        "Give up on a Secret Service call after this long: 500ms, 5s, 1m; a bare number is seconds.", valueName: "duration"))
+    var timeoutDuration = WrittenDuration(seconds: 5)
+
+    /// `--timeout` in seconds.
+    var timeout: Double { timeoutDuration.seconds }
+    var stateDirectoryURL: URL { basic.stateDirectoryURL }
+    var json: Bool { basic.json }
+    var logger: Logger { basic.logger }
+
+    func check() throws {
+        try basic.check()
+        try InputValidation.check(timeout, "--timeout", in: 0.001...3600, unit: "seconds")
+        if keyring == .memory, !json {
+            // One process, one store: say so where people look.
+            Output.standardError.write("note: --keyring memory keeps items in this process only: they are gone when the command ends\n")
+        }
+    }
+
     /// The options a worker process of this command needs to reach the same storage.
     var workerArguments: [String] {
         ["--state-dir", stateDirectoryURL.path, "--keyring", keyring.rawValue, "--timeout", String(timeout)]
@@ -48,12 +83,11 @@ struct GlobalOptions: ParsableArguments {
 
     /// This executable, which runs the worker processes of `load` and `scenario run`.
     static var executable: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
+}
 
-    var logger: Logger {
-        var logger = Logger(label: "shared-keychain") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = verbose ? .debug : .warning
-        return logger
-    }
+extension WrittenDuration: ExpressibleByArgument {
+    public init?(argument: String) { self.init(parsing: argument) }
+    public var defaultValueDescription: String { description }
 }
 
 /// Opens the storage `--keyring` names, starting the private keyring when needed.
@@ -64,7 +98,7 @@ struct KeychainSession {
         store = try Device(stateDirectory: global.stateDirectoryURL).openStore(global.keyring, timeout: global.timeout, logger: global.logger)
     }
 
-    static func privateKeyring(_ global: GlobalOptions) -> PrivateKeyring {
+    static func privateKeyring(_ global: some CommandOptions) -> PrivateKeyring {
         Device(stateDirectory: global.stateDirectoryURL).privateKeyring(logger: global.logger)
     }
 

@@ -29,13 +29,13 @@ struct HazardListCommand: ReportingCommand {
         abstract: "List the built-in hazards and their mitigations."
     )
 
-    @OptionGroup var global: GlobalOptions
-
     private struct Entry: Encodable {
         let name: String
         let summary: String
         let mitigation: String
     }
+
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         let entries = Hazard.allCases.map { Entry(name: $0.rawValue, summary: $0.summary, mitigation: $0.mitigation) }
@@ -53,11 +53,8 @@ struct HazardListCommand: ReportingCommand {
 struct HazardRunCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run one hazard: unmitigated and mitigated side by side, or only one of them.",
-        discussion: "Exits 0 whatever the hazard did: the report is the result. Names: \(Hazard.allCases.map(\.rawValue).joined(separator: ", "))."
+        abstract: "Run one hazard: unmitigated and mitigated side by side, or only one of them. Exits 0 whatever the hazard did: the report is the result. Names: \(Hazard.allCases.map(\.rawValue).joined(separator: ", "))."
     )
-
-    @OptionGroup var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("The hazard: \(Hazard.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "name"))
     var hazard: Hazard
@@ -67,6 +64,8 @@ struct HazardRunCommand: ReportingCommand {
 
     @Flag(help: "Run only the unmitigated scenario.")
     var unmitigated = false
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func validate() throws {
         if mitigated, unmitigated { throw ValidationError("give --mitigated or --unmitigated, not both (neither runs both)") }

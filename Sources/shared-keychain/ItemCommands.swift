@@ -22,8 +22,7 @@ struct ItemAddCommand: ReportingCommand {
         abstract: "Add an item (SecItemAdd). Fails with errSecDuplicateItem if account + service + group exists."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
 
     @Option(help: "The account (kSecAttrAccount).")
     var account: String
@@ -53,12 +52,13 @@ struct ItemAddCommand: ReportingCommand {
     var synchronizable = false
 
     @Option(help: ArgumentHelp(
-        "When the item can be used (kSecAttrAccessible): whenUnlocked (default), afterFirstUnlock, always, whenPasscodeSetThisDeviceOnly, whenUnlockedThisDeviceOnly, afterFirstUnlockThisDeviceOnly or alwaysThisDeviceOnly.",
-        discussion: "While the device is locked (`device lock`), whenUnlocked* and whenPasscodeSet* items fail with errSecInteractionNotAllowed (-25308); afterFirstUnlock* items work once the device was unlocked after its last reboot.",
+        "When the item can be used (kSecAttrAccessible): whenUnlocked (default), afterFirstUnlock, always, whenPasscodeSetThisDeviceOnly, whenUnlockedThisDeviceOnly, afterFirstUnlockThisDeviceOnly or alwaysThisDeviceOnly. While the device is locked (`device lock`), whenUnlocked* and whenPasscodeSet* items fail with errSecInteractionNotAllowed (-25308); afterFirstUnlock* items work once the device was unlocked after its last reboot.",
         valueName: "class"))
     var accessible: Accessibility = .whenUnlocked
 
     @OptionGroup var input: DataOptions
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func checkInputs() throws {
         if let type { try InputValidation.check(type, "--type", in: 0...Int(UInt32.max)) }
@@ -87,8 +87,7 @@ struct ItemGetCommand: ReportingCommand {
         discussion: "Text output is the raw data (binary safe). With --json: an object, or an array with --all, holding the attributes and the data."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var selection: ItemSelectionOptions
 
     @Flag(help: "Return every match (kSecMatchLimitAll) instead of the first.")
@@ -99,6 +98,8 @@ struct ItemGetCommand: ReportingCommand {
 
     @Flag(help: "Print every attribute as JSON, without the data (kSecReturnAttributes alone).")
     var attributes = false
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func validate() throws {
         if all, limit != nil { throw ValidationError("give --all or --limit, not both") }
@@ -141,8 +142,7 @@ struct ItemUpdateCommand: ReportingCommand {
             """
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var selection: ItemSelectionOptions
     @OptionGroup var changes: ItemChangeOptions
     @OptionGroup var input: DataOptions
@@ -150,6 +150,8 @@ struct ItemUpdateCommand: ReportingCommand {
     @Option(name: .customLong("if-version"), help: ArgumentHelp(
         "Update only if the item is still at this version (compare-and-swap).", valueName: "version"))
     var ifVersion: UInt64?
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func checkInputs() throws {
         try selection.checkInputs()
@@ -179,10 +181,11 @@ struct ItemDeleteCommand: ReportingCommand {
         discussion: "With no attribute at all it deletes every item in every group the app may use, as Keychain Services does."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var selection: ItemSelectionOptions
     @OptionGroup var policy: AuditPolicyOptions
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func checkInputs() throws {
         try selection.checkInputs()
@@ -205,13 +208,14 @@ struct ItemListCommand: ReportingCommand {
         abstract: "List the attributes of the items the app can see, or of those matching the attributes given; never their data."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
 
     @OptionGroup var selection: ItemSelectionOptions
 
     @Option(help: ArgumentHelp("List at most this many, oldest first (a number as kSecMatchLimit).", valueName: "n"))
     var limit: Int?
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func checkInputs() throws {
         try selection.checkInputs()

@@ -20,7 +20,7 @@ struct KeyringStartCommand: ReportingCommand {
         abstract: "Start the private keyring, or reuse the one running; prints its status."
     )
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         let status = try KeychainSession.privateKeyring(global).start()
@@ -34,7 +34,7 @@ struct KeyringStopCommand: ReportingCommand {
         abstract: "Stop the private keyring's daemons. Items stay in the state directory."
     )
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         let status = try KeychainSession.privateKeyring(global).stop()
@@ -53,7 +53,7 @@ struct KeyringStatusCommand: ReportingCommand {
         discussion: "Other tools reach the same store through the address: DBUS_SESSION_BUS_ADDRESS=<bus> secret-tool search access-group <group>"
     )
 
-    @OptionGroup var global: GlobalOptions
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         Self.print(KeychainSession.privateKeyring(global).status(), json: global.json)

@@ -20,8 +20,6 @@ struct LoadCommand: ReportingCommand {
             """
     )
 
-    @OptionGroup var global: GlobalOptions
-
     @Option(help: ArgumentHelp("Simulated apps; a comma-separated list runs one load per count.", valueName: "n[,n...]"))
     var apps: String = "4"
 
@@ -29,14 +27,12 @@ struct LoadCommand: ReportingCommand {
     var threads = false
 
     @Option(help: ArgumentHelp(
-        "What the apps do: items (keychain items) or token (the MSAL token cache).",
-        discussion: "token: each app signs in its own users (--items of them), acquires silently, refreshes, removes accounts and now and then wipes the group; the check at the end lists the accounts and every acknowledged sign-in must be there unless a removal or wipe came after it.",
+        "What the apps do: items (keychain items) or token (the MSAL token cache). token: each app signs in its own users (--items of them), acquires silently, refreshes, removes accounts and now and then wipes the group; the check at the end lists the accounts and every acknowledged sign-in must be there unless a removal or wipe came after it.",
         valueName: "workload"))
     var workload: LoadConfiguration.Workload = .items
 
     @Option(help: ArgumentHelp(
-        "Operation mix in percent. items: \(LoadConfiguration.Workload.items.operations.map(\.rawValue).joined(separator: ", ")); token: \(LoadConfiguration.Workload.token.operations.map(\.rawValue).joined(separator: ", ")).",
-        discussion: "Default for items: \(LoadConfiguration.Workload.items.defaultMix); for token: \(LoadConfiguration.Workload.token.defaultMix). In the items workload, acquire gets a token for the app's own user from the MSAL cache in the group, signing in again after a wipe took it (counted as interaction_required).",
+        "Operation mix in percent. items: \(LoadConfiguration.Workload.items.operations.map(\.rawValue).joined(separator: ", ")); token: \(LoadConfiguration.Workload.token.operations.map(\.rawValue).joined(separator: ", ")). Default for items: \(LoadConfiguration.Workload.items.defaultMix); for token: \(LoadConfiguration.Workload.token.defaultMix). In the items workload, acquire gets a token for the app's own user from the MSAL cache in the group, signing in again after a wipe took it (counted as interaction_required).",
         valueName: "op=pct,..."))
     var mix: String?
 
@@ -72,6 +68,8 @@ struct LoadCommand: ReportingCommand {
 
     @Option(help: ArgumentHelp("Write report.json and load.svg into this directory.", valueName: "dir"))
     var report: String?
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func checkInputs() throws {
         for count in try appCounts() { try configuration(apps: count).validate() }
@@ -157,7 +155,6 @@ struct LoadCommand: ReportingCommand {
 struct LoadWorkerCommand: ReportingCommand {
     static let configuration = CommandConfiguration(commandName: "load-worker", shouldDisplay: false)
 
-    @OptionGroup var global: GlobalOptions
     @Option var appIndex: Int
     @Option var apps: Int
     @Option var result: String
@@ -171,6 +168,8 @@ struct LoadWorkerCommand: ReportingCommand {
     @Option var seed: UInt64
     @Option var team: String
     @Option var rate: Double?
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let configuration = LoadConfiguration(

@@ -11,7 +11,6 @@ struct SnapshotCommand: ReportingCommand {
         discussion: "The file holds the secrets; nothing of them is printed. Bring it back with `restore --input FILE`. Run it as an app (--app, only its own groups) or as the device owner (--admin); the group's audit journal records who took it."
     )
 
-    @OptionGroup var global: GlobalOptions
     @OptionGroup var actor: ActorOptions
 
     @Option(help: ArgumentHelp("The full access group, e.g. ABCDE12345.com.microsoft.adalcache.", valueName: "group"))
@@ -19,6 +18,8 @@ struct SnapshotCommand: ReportingCommand {
 
     @Option(help: ArgumentHelp("The snapshot file to write (replaced if it exists).", valueName: "file"))
     var output: String
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func checkInputs() throws {
         _ = try AccessGroup(group)
@@ -54,11 +55,12 @@ struct RestoreCommand: ReportingCommand {
         discussion: "Items present under the same primary key (account, service, group) are newer than the snapshot and are left as they are. Run it as an app (--app, only its own groups) or as the device owner (--admin): the restored items' creator is whoever restores them, never what the file says, and the group's audit journal records the restore."
     )
 
-    @OptionGroup var global: GlobalOptions
     @OptionGroup var actor: ActorOptions
 
     @Option(help: ArgumentHelp("The snapshot file written by `snapshot`.", valueName: "file"))
     var input: String
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let snapshot = try GroupSnapshot.read(from: URL(fileURLWithPath: input))
@@ -83,7 +85,6 @@ struct AuditCommand: ReportingCommand {
         discussion: "Groups opt into delete journaling with the audit mitigation of a policy (--policy, or policy.json in the state directory); snapshots, restores and audit reads are journaled always. Run it as an app (--app, only its own groups) or as the device owner (--admin). Never shows item data."
     )
 
-    @OptionGroup var global: GlobalOptions
     @OptionGroup var actor: ActorOptions
 
     @Option(help: ArgumentHelp("The full access group, e.g. ABCDE12345.com.microsoft.adalcache.", valueName: "group"))
@@ -91,6 +92,8 @@ struct AuditCommand: ReportingCommand {
 
     @Flag(name: .customLong("acknowledge-interrupted"), help: "Forget the interrupted deletes reported so far (they stay in no other place).")
     var acknowledgeInterrupted = false
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func checkInputs() throws {
         _ = try AccessGroup(group)
@@ -137,8 +140,7 @@ private struct AuditJSON: Encodable {
 /// directory when it exists, else none (Apple's behaviour).
 struct AuditPolicyOptions: ParsableArguments {
     @Option(name: .customLong("policy"), help: ArgumentHelp(
-        "A mitigation policy (JSON): per access group, the mitigations on and the privileged bundle IDs.",
-        discussion: #"Default: policy.json in the state directory, if any. Format: {"groups": {"<team>.<group>": {"mitigations": ["audit", "guarded-delete"], "privileged": ["com.microsoft.azureauthenticator"]}}}"#,
+        #"A mitigation policy (JSON): per access group, the mitigations on and the privileged bundle IDs. Default: policy.json in the state directory, if any. Format: {"groups": {"<team>.<group>": {"mitigations": ["audit", "guarded-delete"], "privileged": ["com.microsoft.azureauthenticator"]}}}"#,
         valueName: "file"))
     var policy: String?
 

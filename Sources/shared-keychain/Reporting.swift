@@ -41,7 +41,9 @@ struct UsageFailure: StatusReporting, CustomStringConvertible {
 /// A command whose failures are reported with their Keychain status: text or JSON on standard
 /// error, and the status's exit code.
 protocol ReportingCommand: ParsableCommand {
-    var global: GlobalOptions { get }
+    /// ``GlobalOptions`` for commands that use keychain items, ``BasicOptions`` for the others.
+    associatedtype Options: CommandOptions
+    var global: Options { get }
     /// Range and consistency checks of the command's own options, run before ``execute()``;
     /// a failure is errSecParam (exit 10) and nothing is touched.
     func checkInputs() throws

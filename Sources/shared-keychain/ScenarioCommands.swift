@@ -49,8 +49,6 @@ struct ScenarioRunCommand: ReportingCommand {
             """
     )
 
-    @OptionGroup var global: GlobalOptions
-
     @Argument(help: ArgumentHelp("The scenario file (YAML or JSON).", valueName: "file"))
     var file: String
 
@@ -65,6 +63,8 @@ struct ScenarioRunCommand: ReportingCommand {
 
     /// The exit code when an assertion fails.
     static let assertionFailedExitCode: Int32 = 21
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let scenarioURL = URL(fileURLWithPath: file)
@@ -109,10 +109,11 @@ struct ScenarioRunCommand: ReportingCommand {
 struct ScenarioWorkerCommand: ReportingCommand {
     static let configuration = CommandConfiguration(commandName: "scenario-worker", shouldDisplay: false)
 
-    @OptionGroup var global: GlobalOptions
     @Argument var file: String
     @Option var app: String
     @Option var suite: String?
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let scenario = try Scenario.load(from: URL(fileURLWithPath: file), suite: suite.map { URL(fileURLWithPath: $0) })

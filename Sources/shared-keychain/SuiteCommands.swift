@@ -27,13 +27,13 @@ struct SuiteInitCommand: ReportingCommand {
             """
     )
 
-    @OptionGroup var global: GlobalOptions
-
     @Argument(help: ArgumentHelp("Where to write the suite; created if needed.", valueName: "dir"))
     var directory = "suite"
 
     @Flag(help: "Overwrite files that exist.")
     var force = false
+
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         let target = URL(fileURLWithPath: directory, isDirectory: true)
@@ -76,14 +76,14 @@ struct SuiteCheckCommand: ReportingCommand {
             """
     )
 
-    @OptionGroup var global: GlobalOptions
-
     @Option(name: .customLong("suite"), help: ArgumentHelp(
         "The manifest: a YAML or JSON file, or a directory holding suite.yaml.", valueName: "path"))
     var suitePath = "suite"
 
     @Flag(help: "Fail on warnings too.")
     var strict = false
+
+    @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
         let suite = try SuiteManifest.load(from: URL(fileURLWithPath: suitePath))

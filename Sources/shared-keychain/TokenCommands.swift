@@ -24,8 +24,7 @@ struct TokenSignInCommand: ReportingCommand {
         abstract: "Interactive sign-in (emulated): writes access, refresh, family refresh and ID tokens, the account and app metadata."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
 
     @Option(help: "The user's sign-in name, e.g. alice@contoso.com.")
@@ -36,6 +35,8 @@ struct TokenSignInCommand: ReportingCommand {
 
     @Option(parsing: .upToNextOption, help: "The scopes to request.")
     var scopes: [String] = TokenCache.defaultScopes
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let result = try tokens.tokenCache(global, app: app).signIn(username: user, tenant: tenant, scopes: scopes)
@@ -58,11 +59,10 @@ struct TokenAcquireCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "acquire",
         abstract: "Get an access token: from the cache, else by refresh token (the app's own or the family's).",
-        discussion: "With --silent, no usable refresh token fails with interaction_required; without it, the tool falls back to an emulated interactive sign-in of the same user."
+        discussion: "When no token is usable: --silent fails with interaction_required (exit 20); without it, an account the cache knows is signed in again interactively (emulated), and an account it has never seen only with --interactive, so a mistyped account is an error rather than a new user. `token signin` signs a new user in."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
 
     @Option(help: ArgumentHelp("The account: its home account ID or username.", valueName: "id|username"))
@@ -74,6 +74,9 @@ struct TokenAcquireCommand: ReportingCommand {
     @Flag(help: "Never fall back to interactive sign-in.")
     var silent = false
 
+    @Flag(help: "Allow an interactive sign-in of an account the cache has never seen.")
+    var interactive = false
+
     @Option(help: ArgumentHelp(
         "Where an interactive sign-in happens: auto (the broker when installed and the app is set up for it, else embedded), embedded, or broker.",
         valueName: "type"))
@@ -84,6 +87,8 @@ struct TokenAcquireCommand: ReportingCommand {
         valueName: "uri"))
     var redirectURI: String?
 
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
+
     func execute() throws {
         let cache = try tokens.tokenCache(global, app: app)
         let result: AuthenticationResult
@@ -91,7 +96,12 @@ struct TokenAcquireCommand: ReportingCommand {
         do {
             result = try cache.acquireToken(account: account, scopes: scopes, interactive: false)
         } catch {
-            guard case .interactionRequired = error, !silent else { throw error }
+            guard case .interactionRequired(let reason, let lastWipe) = error, !silent else { throw error }
+            if !interactive, try !cache.knows(account: account) {
+                throw TokenCacheError.interactionRequired(
+                    reason: "\(reason); '\(account)' is not an account of this cache, so no sign-in was tried: check the spelling, or sign a new user in with --interactive (or `token signin`)",
+                    lastWipe: lastWipe)
+            }
             if let caller = try brokerCaller() {
                 let request = try cache.brokerRequest(
                     loginHint: account, scopes: scopes, redirectURI: redirectURI ?? "msauth.\(caller)://auth")
@@ -127,9 +137,10 @@ struct TokenAccountsCommand: ReportingCommand {
         discussion: "An account shows when a refresh token for it belongs to this client or to its family, unless this client signed it out."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let accounts = try tokens.tokenCache(global, app: app).accounts()
@@ -150,8 +161,7 @@ struct TokenRemoveCommand: ReportingCommand {
         discussion: "With --wipe-account: every app's tokens for that user, and the account items."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
     @OptionGroup var policy: AuditPolicyOptions
 
@@ -160,6 +170,8 @@ struct TokenRemoveCommand: ReportingCommand {
 
     @Flag(name: .customLong("wipe-account"), help: "Remove every app's tokens for the user, not only this client's.")
     var wipeAccount = false
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let cache = try tokens.tokenCache(global, app: app, policy: policy.load(global))
@@ -179,10 +191,11 @@ struct TokenWipeCommand: ReportingCommand {
         discussion: "Nothing stops any entitled app from doing this; the wipe record names who did."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
     @OptionGroup var policy: AuditPolicyOptions
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let removed = try tokens.tokenCache(global, app: app, policy: policy.load(global)).wipeCacheForAllAccounts()
@@ -200,9 +213,10 @@ struct TokenWipeInfoCommand: ReportingCommand {
         abstract: "Show the wipe record: which app last wiped tokens, and when."
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let cache = try tokens.tokenCache(global, app: app)

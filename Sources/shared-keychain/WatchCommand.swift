@@ -31,8 +31,7 @@ struct WatchCommand: ReportingCommand {
             """
     )
 
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "The app") var app: AppOptions
 
     @Option(help: ArgumentHelp("Only this access group. Default: all the app's groups.", valueName: "group"))
     var group: String?
@@ -42,6 +41,8 @@ struct WatchCommand: ReportingCommand {
 
     @Option(name: .customLong("for"), help: ArgumentHelp("Exit after this many seconds.", valueName: "seconds"))
     var duration: Double?
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func validate() throws {
         if let count, count <= 0 { throw ValidationError("--count must be a positive number of events") }

@@ -14,7 +14,7 @@ struct BrokerTests {
         #expect(try cli.run(["device", "install-broker"]).status == 0)
 
         // Mail: interactive, so the request goes to the broker, which signs alice in.
-        let mail = try cli.run(["token", "acquire", "--app", "com.contoso.mail", "--account", "alice@contoso.com", "--json"])
+        let mail = try cli.run(["token", "acquire", "--interactive", "--app", "com.contoso.mail", "--account", "alice@contoso.com", "--json"])
         #expect(mail.status == 0, "\(mail.standardError)")
         let first = try mail.jsonObject()
         #expect(first["source"] as? String == "broker")
@@ -35,7 +35,7 @@ struct BrokerTests {
 
         // Spoofing: Calendar presents Mail's redirect URI; the broker knows the caller from the device.
         let spoof = try cli.run([
-            "token", "acquire", "--app", "com.contoso.calendar", "--account", "mallory@contoso.com",
+            "token", "acquire", "--interactive", "--app", "com.contoso.calendar", "--account", "mallory@contoso.com",
             "--redirect-uri", "msauth.com.contoso.mail://auth",
         ])
         #expect(spoof.status == 19)
@@ -44,10 +44,10 @@ struct BrokerTests {
         #expect(spoof.standardError.contains("belongs to com.contoso.mail"))
 
         // Notes is not set up for the broker: auto signs in embedded, broker says why not.
-        let refused = try cli.run(["token", "acquire", "--app", "com.contoso.notes", "--account", "bob@contoso.com", "--webview", "broker"])
+        let refused = try cli.run(["token", "acquire", "--interactive", "--app", "com.contoso.notes", "--account", "bob@contoso.com", "--webview", "broker"])
         #expect(refused.status == 10)
         #expect(refused.standardError.contains("needs msauthv2 in LSApplicationQueriesSchemes"))
-        let embedded = try cli.run(["token", "acquire", "--app", "com.contoso.notes", "--account", "bob@contoso.com", "--json"])
+        let embedded = try cli.run(["token", "acquire", "--interactive", "--app", "com.contoso.notes", "--account", "bob@contoso.com", "--json"])
         #expect(try embedded.jsonObject()["source"] as? String == "interactive")
     }
 }

@@ -49,6 +49,29 @@ struct TokenCacheProcessTests {
         #expect(info["bundleId"] as? String == "com.contoso.calendar")
     }
 
+    /// A mistyped account is an error that says what to do, not a silent sign-in of a new user;
+    /// a known account is signed in again, and --interactive signs in a new one.
+    @Test func acquireSignsInOnlyKnownAccountsUnlessToldTo() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, _) = try apps(cli)
+        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + mail).status == 0)
+        let typo = try cli.run(["token", "acquire", "--account", "alcie@contoso.com"] + mail)
+        #expect(typo.status == 20)
+        #expect(typo.standardError.contains("--interactive"))
+        #expect(typo.standardError.contains("token signin"))
+        let accounts = try #require(try cli.run(["token", "accounts", "--json"] + mail).json() as? [[String: Any]])
+        #expect(accounts.count == 1)
+        // alice's refresh token gone, her account record kept: signed in again without asking.
+        #expect(try cli.run(["token", "remove", "--account", "alice@contoso.com"] + mail).status == 0)
+        let again = try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--json"] + mail)
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(try again.jsonObject()["source"] as? String == "interactive")
+        let new = try cli.run(["token", "acquire", "--interactive", "--account", "bob@contoso.com", "--json"] + mail)
+        #expect(new.status == 0, "\(new.standardError)")
+        #expect(try new.jsonObject()["source"] as? String == "interactive")
+    }
+
     @Test func exportImportRoundTripsThroughFiles() throws {
         let cli = try CLI()
         defer { cli.tearDown() }

@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 import Scenarios
 import Testing
 
@@ -21,7 +22,7 @@ struct ScenarioFileTests {
             return
         }
         #expect(job.name == "refresh")
-        #expect(job.every == ScenarioDuration(seconds: 0.05))
+        #expect(job.every == WrittenDuration(seconds: 0.05))
         #expect(job.operation.kind == .tokenAcquire)
         #expect(job.operation.silent == true)
         let groups = try Scenario.load(from: examples.scenario("guarded-wipe")).groups()
@@ -112,12 +113,12 @@ struct ScenarioFileTests {
 
     @Test("durations", arguments: [("250ms", 0.25), ("2s", 2), ("1.5s", 1.5), ("10m", 600), ("2h", 7200), ("3", 3)])
     func durations(text: String, seconds: Double) {
-        #expect(ScenarioDuration(parsing: text)?.seconds == seconds)
+        #expect(WrittenDuration(parsing: text)?.seconds == seconds)
     }
 
     @Test("durations that are none", arguments: ["", "-1s", "soon", "5 parsecs", "ms"])
     func notDurations(text: String) {
-        #expect(ScenarioDuration(parsing: text) == nil)
+        #expect(WrittenDuration(parsing: text) == nil)
     }
 
     @Test("a scenario without a suite, and a missing suite, are named")

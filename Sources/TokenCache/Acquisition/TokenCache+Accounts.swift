@@ -42,4 +42,12 @@ extension TokenCache {
         }
         return order.compactMap { chosen[$0] }
     }
+
+    /// Whether the group holds an account record of `identifier` (a username or a home account
+    /// ID) in this environment, whichever app wrote it: a user the suite has signed in, with
+    /// tokens or not. The CLI signs in interactively only users it knows, unless told to.
+    public func knows(account identifier: String) throws(TokenCacheError) -> Bool {
+        let snapshot = CacheSnapshot(items: try items(ofTypes: Array(ItemType.accounts)))
+        return snapshot.account(named: identifier, environment: environment) != nil
+    }
 }

@@ -1,5 +1,3 @@
-
-
 /// What the cache remembers about one client: whether the server put it in a family.
 struct AppMetadata: Sendable, Hashable {
     static let managedKeys: Set<String> = ["client_id", "environment", "family_id"]

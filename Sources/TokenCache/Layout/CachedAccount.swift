@@ -1,5 +1,3 @@
-
-
 /// An account of the shared cache, as the SDK's account list returns it.
 public struct CachedAccount: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `<oid>.<tid>`: the same for every app that signs the user in.
