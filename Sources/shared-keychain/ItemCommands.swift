@@ -178,12 +178,16 @@ struct ItemDeleteCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete every matching item (SecItemDelete); prints how many were deleted.",
-        discussion: "With no attribute at all it deletes every item in every group the app may use, as Keychain Services does."
+        discussion: "Keychain Services deletes every item of every group the app may use when the query names nothing; here that needs --all (with or without --group), and --dry-run shows what would go."
     )
 
     @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var selection: ItemSelectionOptions
     @OptionGroup var policy: AuditPolicyOptions
+    @OptionGroup var dryRun: DryRunOptions
+
+    @Flag(help: "Delete every item of the group (--group) or of every group the app may use: a query that names no attribute.")
+    var all = false
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
@@ -192,8 +196,18 @@ struct ItemDeleteCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity(global), policy: policy.load(global), adHoc: app.isAdHoc(global))
-        let count = try keychain.delete(selection.query)
+        let identity = try app.identity(global)
+        let query = selection.query
+        if !all, query == KeychainQuery(group: query.group) {
+            let scope = query.group.map { "every item of \($0)" } ?? "every item of every group \(identity.bundleID) may use (\(identity.accessGroupNames.joined(separator: ", ")))"
+            throw UsageFailure(message: "no attribute selects the items, so this would delete \(scope): pass --all to do that, or --dry-run to see them first")
+        }
+        let keychain = try KeychainSession(global).keychain(for: identity, policy: policy.load(global), adHoc: app.isAdHoc(global))
+        if dryRun.dryRun {
+            dryRun.show(try keychain.copyAll(query), json: global.json)
+            return
+        }
+        let count = try keychain.delete(query)
         if global.json {
             Output.printJSON(["deleted": count])
         } else {
@@ -229,12 +243,7 @@ struct ItemListCommand: ReportingCommand {
             Output.printJSON(items.map { ItemJSON($0, includeData: false) })
             return
         }
-        let rows = items.map { item in
-            [item.group, item.account, item.service, item.type.map(String.init) ?? "-", item.accessibility.rawValue,
-             item.creator ?? "-", item.modificationDate.formatted(.iso8601)]
-        }
-        Output.standardOutput.write(
-            Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "ACCESSIBLE", "CREATOR", "MODIFIED"], rows: rows).rendered)
+        Output.standardOutput.write(ItemJSON.table(items))
         Output.standardOutput.write("\(items.count) item\(items.count == 1 ? "" : "s")\n")
     }
 }
@@ -283,5 +292,16 @@ struct ItemJSON: Encodable {
         accessible = item.accessibility.rawValue
         data = includeData ? String(data: item.data, encoding: .utf8) : nil
         dataBase64 = includeData ? item.data.base64EncodedString() : nil
+    }
+}
+
+extension ItemJSON {
+    /// Items as `item list` prints them: attributes only.
+    static func table(_ items: [KeychainItem]) -> String {
+        let rows = items.map { item in
+            [item.group, item.account, item.service, item.type.map(String.init) ?? "-", item.accessibility.rawValue,
+             item.creator ?? "-", item.modificationDate.formatted(.iso8601)]
+        }
+        return Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "ACCESSIBLE", "CREATOR", "MODIFIED"], rows: rows).rendered
     }
 }

@@ -137,3 +137,23 @@ struct DataOptions: ParsableArguments {
         return bytes
     }
 }
+
+/// `--dry-run` on every command that deletes: show what would go, delete nothing.
+struct DryRunOptions: ParsableArguments {
+    @Flag(name: .customLong("dry-run"), help: "Show what would be deleted (attributes only), and delete nothing.")
+    var dryRun = false
+
+    /// Prints `items` as the ones that would be deleted: a table, or JSON with `--json`.
+    func show(_ items: [KeychainItem], json: Bool) {
+        if json {
+            Output.printJSON(["dryRun": DryRunJSON(wouldDelete: items.map { ItemJSON($0, includeData: false) })])
+            return
+        }
+        Output.standardOutput.write(ItemJSON.table(items))
+        Output.standardOutput.write("would delete \(items.count) item\(items.count == 1 ? "" : "s") (dry run: nothing was deleted)\n")
+    }
+
+    private struct DryRunJSON: Encodable {
+        let wouldDelete: [ItemJSON]
+    }
+}

@@ -171,10 +171,16 @@ struct TokenRemoveCommand: ReportingCommand {
     @Flag(name: .customLong("wipe-account"), help: "Remove every app's tokens for the user, not only this client's.")
     var wipeAccount = false
 
+    @OptionGroup var dryRun: DryRunOptions
+
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let cache = try tokens.tokenCache(global, app: app, policy: policy.load(global))
+        if dryRun.dryRun {
+            dryRun.show(try cache.itemsRemoved(by: wipeAccount ? .wipeAccount(account) : .account(account)), json: global.json)
+            return
+        }
         let removed = wipeAccount ? try cache.wipeAccount(account) : try cache.remove(account: account)
         if global.json {
             Output.printJSON(["removed": removed])
@@ -194,11 +200,17 @@ struct TokenWipeCommand: ReportingCommand {
     @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
     @OptionGroup var policy: AuditPolicyOptions
+    @OptionGroup var dryRun: DryRunOptions
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let removed = try tokens.tokenCache(global, app: app, policy: policy.load(global)).wipeCacheForAllAccounts()
+        let cache = try tokens.tokenCache(global, app: app, policy: policy.load(global))
+        if dryRun.dryRun {
+            dryRun.show(try cache.itemsRemoved(by: .everything), json: global.json)
+            return
+        }
+        let removed = try cache.wipeCacheForAllAccounts()
         if global.json {
             Output.printJSON(["removed": removed])
         } else {

@@ -78,7 +78,7 @@ struct InterruptedDeleteTests {
         for index in 0..<20 {
             #expect(try cli.run(["item", "add", "--account", "a\(index)", "--service", "s", "--data", "x"] + mail).status == 0)
         }
-        try kill(cli, ["item", "delete", "--group", group, "--policy", policy.path] + calendar, at: "after-delete")
+        try kill(cli, ["item", "delete", "--group", group, "--all", "--policy", policy.path] + calendar, at: "after-delete")
 
         let audit = try cli.run(["audit", "--group", group, "--json", "--admin"]).jsonObject()
         #expect((audit["entries"] as? [Any])?.isEmpty == true, "the outcome was never written")

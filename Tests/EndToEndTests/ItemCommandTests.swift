@@ -64,4 +64,39 @@ struct ItemCommandTests {
         #expect(try cli.run(["item", "delete", "--comment", "rotated"] + app).output == "deleted 1 item\n")
         #expect(try cli.run(["item", "get", "--account", "bob"] + app).output == "secret-b")
     }
+
+    /// A delete that names no attribute empties every group the app reaches: the CLI asks for
+    /// --all first, and --dry-run shows what would go on every delete and wipe.
+    @Test func filterlessDeletesNeedAllAndEveryDeleteHasADryRun() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        for account in ["a", "b"] {
+            #expect(try cli.run(["item", "add", "--account", account, "--service", "s", "--data", "secret-\(account)"] + app).status == 0)
+        }
+        let refused = try cli.run(["item", "delete"] + app)
+        #expect(refused.status == 10)
+        #expect(refused.standardError.contains("--all"))
+        #expect(refused.standardError.contains("ABCDE12345.com.contoso.attributes"))
+        #expect(try cli.run(["item", "delete", "--group", "ABCDE12345.com.contoso.attributes"] + app).status == 10)
+
+        let dry = try cli.run(["item", "delete", "--all", "--dry-run"] + app)
+        #expect(dry.status == 0)
+        #expect(dry.output.contains("would delete 2 items"))
+        #expect(!dry.output.contains("secret-a"))
+        let json = try cli.run(["item", "delete", "--account", "a", "--dry-run", "--json"] + app).jsonObject()
+        #expect(((json["dryRun"] as? [String: Any])?["wouldDelete"] as? [[String: Any]])?.map { $0["account"] as? String } == ["a"])
+        #expect((try cli.run(["item", "list", "--json"] + app).json() as? [[String: Any]])?.count == 2)
+
+        #expect(try cli.run(["item", "delete", "--all"] + app).output == "deleted 2 items\n")
+
+        // Token removals and wipes too.
+        let shared = try cli.entitlements("shared", groups: ["$(AppIdentifierPrefix)com.microsoft.adalcache"])
+        let mail = ["--app", "com.contoso.mail", "--team", "ABCDE12345", "--entitlements", shared, "--client-id", "4b0db8c2-9f26-4417-8bde-3f0e3656f8e0"]
+        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + mail).status == 0)
+        let wipe = try cli.run(["token", "wipe", "--dry-run"] + mail)
+        #expect(wipe.output.contains("would delete"))
+        let remove = try cli.run(["token", "remove", "--account", "alice@contoso.com", "--dry-run"] + mail)
+        #expect(remove.output.contains("would delete"))
+        #expect((try cli.run(["token", "accounts", "--json"] + mail).json() as? [[String: Any]])?.count == 1)
+    }
 }

@@ -13,15 +13,7 @@ extension TokenCache {
     @discardableResult
     public func remove(account identifier: String) throws(TokenCacheError) -> Int {
         let snapshot = try snapshot()
-        guard let homeAccountID = snapshot.homeAccountID(named: identifier, environment: environment) else {
-            throw .accountNotFound(identifier)
-        }
-        let home = CacheKey.normalized(homeAccountID)
-        let client = CacheKey.normalized(clientID)
-        let targets = snapshot.credentials.filter { entry in
-            CacheKey.normalized(entry.value.homeAccountID) == home && CacheKey.normalized(entry.value.environment) == environment
-                && CacheKey.normalized(entry.value.clientID) == client
-        }
+        let (homeAccountID, targets) = try credentialsRemoved(for: identifier, in: snapshot)
         let query = "credentials of \(homeAccountID) for client \(clientID)"
         var deletedRefreshToken = false
         let deleted = try journaled("token remove", query: query, items: targets.map(\.item), writesWipeRecord: { deletedRefreshToken }) {
@@ -39,6 +31,51 @@ extension TokenCache {
         return deleted
     }
 
+    /// The credentials ``remove(account:)`` deletes: the account's, this client's.
+    private func credentialsRemoved(for identifier: String, in snapshot: CacheSnapshot) throws(TokenCacheError)
+        -> (homeAccountID: String, targets: [(item: KeychainItem, value: Credential)])
+    {
+        guard let homeAccountID = snapshot.homeAccountID(named: identifier, environment: environment) else {
+            throw .accountNotFound(identifier)
+        }
+        let home = CacheKey.normalized(homeAccountID)
+        let client = CacheKey.normalized(clientID)
+        let targets = snapshot.credentials.filter { entry in
+            CacheKey.normalized(entry.value.homeAccountID) == home && CacheKey.normalized(entry.value.environment) == environment
+                && CacheKey.normalized(entry.value.clientID) == client
+        }
+        return (homeAccountID, targets.map { (item: $0.item, value: $0.value) })
+    }
+
+    /// A removal, named so that it can be planned (``itemsRemoved(by:)``) before it is made.
+    public enum Removal: Sendable, Hashable {
+        /// ``remove(account:)``.
+        case account(String)
+        /// ``wipeAccount(_:)``.
+        case wipeAccount(String)
+        /// ``wipeCacheForAllAccounts()``.
+        case everything
+    }
+
+    /// The items `removal` would delete now, deleting nothing: what `--dry-run` shows.
+    public func itemsRemoved(by removal: Removal) throws(TokenCacheError) -> [KeychainItem] {
+        switch removal {
+        case .account(let identifier):
+            return try credentialsRemoved(for: identifier, in: snapshot()).targets.map(\.item)
+        case .wipeAccount(let identifier):
+            return try items(matching: try wipeAccountQuery(identifier))
+        case .everything:
+            return try items(matching: KeychainQuery(group: accessGroup))
+        }
+    }
+
+    private func wipeAccountQuery(_ identifier: String) throws(TokenCacheError) -> KeychainQuery {
+        guard let homeAccountID = try snapshot().homeAccountID(named: identifier, environment: environment) else {
+            throw .accountNotFound(identifier)
+        }
+        return KeychainQuery(group: accessGroup, account: CacheKey.account(homeAccountID: homeAccountID, environment: environment))
+    }
+
     /// Deletes every item of the user in this environment, whichever app wrote it: every app's
     /// tokens, the account records and the sign-in states. One delete, then the wipe record.
     ///
@@ -46,11 +83,7 @@ extension TokenCache {
     /// - Returns: how many items were deleted.
     @discardableResult
     public func wipeAccount(_ identifier: String) throws(TokenCacheError) -> Int {
-        let snapshot = try snapshot()
-        guard let homeAccountID = snapshot.homeAccountID(named: identifier, environment: environment) else {
-            throw .accountNotFound(identifier)
-        }
-        let query = KeychainQuery(group: accessGroup, account: CacheKey.account(homeAccountID: homeAccountID, environment: environment))
+        let query = try wipeAccountQuery(identifier)
         return try journaled("token wipe-account", query: query.description, items: try items(matching: query)) { () throws(TokenCacheError) in
             try deleteAll(query)
         }
