@@ -78,25 +78,29 @@ struct StorageContractTests {
         #expect(try store.delete(matching: ItemQuery(groups: [group])) == 1)
     }
 
-    /// The per-group layout looks at the default collection once per recheck interval while it
-    /// holds no other client's item: a store that just looked misses an item written since, a
-    /// new store (every CLI command) sees it at once, and one set not to adopt never does.
-    @Test func aStoreTrustsItsLastLookForTheRecheckInterval() throws {
+    /// The per-group layout trusts its last look at the default collection for the recheck
+    /// interval while that look found nothing, and only under the same daemon.
+    @Test func aLookAtTheDefaultCollectionIsTrustedForTheIntervalUnderOneDaemon() {
+        let directory = CollectionDirectory()
+        #expect(directory.foreignItemsPresent(epoch: ":1.1", within: 3600) == nil)
+        directory.noteForeignItems(present: false, epoch: ":1.1")
+        #expect(directory.foreignItemsPresent(epoch: ":1.1", within: 3600) == false)
+        #expect(directory.foreignItemsPresent(epoch: ":1.1", within: 0) == nil)
+        // A restarted daemon (another unique name) may hold anything.
+        #expect(directory.foreignItemsPresent(epoch: ":1.2", within: 3600) == nil)
+        directory.noteForeignItems(present: true, epoch: ":1.2")
+        #expect(directory.foreignItemsPresent(epoch: ":1.2", within: 3600) == true)
+        #expect(directory.foreignItemsPresent(epoch: ":1.1", within: 3600) == nil)
+    }
+
+    /// A new store (every CLI command) sees an item another client just wrote; one set not to
+    /// adopt never does.
+    @Test func aNewStoreSeesANewItemAndOneThatDoesNotAdoptNever() throws {
         let bus = try TestKeyring.keyring().busAddress
         let group = TestKeyring.uniqueGroup("recheck")
-        let looked = try TestKeyring.store(.collectionPerGroup) { $0.foreignItemsRecheckInterval = 3600 }
-        try looked.add(Fixture.item(group, "ours", "s"))
-        // The suite is serialized and each test removes what it wrote there: nothing of other
-        // clients is in the default collection now, so `looked` trusts that.
-        let probe = try TestKeyring.unguardedStore(.collectionPerGroup)
-        let foreign = try probe.perform("probe") { service in
-            try probe.client.searchPaths(
-                service, collection: CollectionDirectory.defaultAlias, attributes: [ItemAttributes.schemaKey: ItemAttributes.schemaName])
-        }
-        try #require(foreign.isEmpty)
+        try TestKeyring.store(.collectionPerGroup).add(Fixture.item(group, "ours", "s"))
         try store(group, label: "late", secret: "late-secret", ["account": "late", "service": "s"], bus: bus)
         let query = ItemQuery(groups: [group], account: "late")
-        #expect(try looked.items(matching: query, limit: nil).isEmpty)
         #expect(try TestKeyring.store(.collectionPerGroup).items(matching: query, limit: nil).map(\.data) == [Data("late-secret".utf8)])
         let own = try TestKeyring.store(.collectionPerGroup) { $0.adoptsForeignItems = false }
         #expect(try own.items(matching: query, limit: nil).isEmpty)

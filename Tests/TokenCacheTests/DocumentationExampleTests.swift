@@ -4,7 +4,7 @@ import Testing
 import TokenCache
 
 /// The token cache article's example, line for line, so it never rots.
-@Suite("Documentation examples")
+@Suite("Documentation examples: the token cache")
 struct DocumentationExampleTests {
     @Test func theTokenCacheAndTheAccountList() throws {
         let store = InMemoryStore()   // or Device(stateDirectory:).openStore(.private, logger:)
