@@ -23,7 +23,9 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
         /// The mix when none is given: reads dominate, as in apps, and most of them hit.
         public var defaultMix: String {
             switch self {
-            case .items: "read=60,write=25,update=5,remove=5,list=4,wipe=1"
+            // No wipe by default: every wipe empties the group, and reads miss until writes
+            // refill it (with wipe=1 most reads miss). Add wipe to the mix to load that hazard.
+            case .items: "read=60,write=25,update=5,remove=5,list=5"
             case .token: "signin=20,acquire=60,refresh=10,remove-account=9,wipe=1"
             }
         }

@@ -31,10 +31,10 @@ struct CacheExportCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let data = try tokens.tokenCache(global, app: app).exportCache(keyStyle: keyStyle)
+        // A text file ends with a newline, on standard output and in a file alike.
+        let data = try tokens.tokenCache(global, app: app).exportCache(keyStyle: keyStyle) + Data("\n".utf8)
         guard let output else {
             Output.standardOutput.write(data)
-            Output.standardOutput.write("\n")
             return
         }
         guard FileManager.default.createFile(atPath: output, contents: data, attributes: [.posixPermissions: 0o600]) else {

@@ -15,8 +15,9 @@ struct LoadCommand: ReportingCommand {
             delete or wipe: lost updates and resurrected items are counted, and any of them,
             or any unexpected error, makes the exit status non-zero.
 
-            --apps takes a list (1,2,4,8) to sweep; --report DIR then writes report.json and
-            a chart of throughput and p99 against the number of apps (load.svg).
+            --apps takes a list (1,2,4,8) to sweep; --output DIR then writes report.json and
+            a chart of throughput and p99 against the number of apps (load.svg). Durations take
+            units (500ms, 10s, 2m); a bare number is seconds.
             """
     )
 
@@ -37,7 +38,7 @@ struct LoadCommand: ReportingCommand {
     var mix: String?
 
     @Option(help: "Items each app owns in the shared group (token workload: users each app signs in).")
-    var items: Int = 100
+    var items: Int = 20
 
     @Option(name: .customLong("prefill-accounts"), help: ArgumentHelp(
         "Token workload: accounts signed in before the measured phase.", valueName: "n"))
@@ -51,14 +52,14 @@ struct LoadCommand: ReportingCommand {
     @Option(name: .customLong("value-size"), help: "Bytes of data per item.")
     var valueSize: Int = 256
 
-    @Option(help: "Seconds of measured load per app count.")
-    var duration: Double = 10
+    @Option(help: ArgumentHelp("Measured load per app count: 500ms, 10s, 2m; a bare number is seconds.", valueName: "duration"))
+    var duration = WrittenDuration(seconds: 10)
 
     @Option(help: "Operations per app instead of a duration.")
     var operations: Int?
 
-    @Option(help: "Seconds of unmeasured warm-up before each measured phase.")
-    var warmup: Double = 1
+    @Option(help: ArgumentHelp("Unmeasured warm-up before each measured phase: 500ms, 1s; a bare number is seconds.", valueName: "duration"))
+    var warmup = WrittenDuration(seconds: 1)
 
     @Option(help: "Seed for the apps' random choices (runs repeat for a seed).")
     var seed: UInt64 = 1
@@ -67,7 +68,10 @@ struct LoadCommand: ReportingCommand {
     var team: String = "LOADTEST01"
 
     @Option(help: ArgumentHelp("Write report.json and load.svg into this directory.", valueName: "dir"))
-    var report: String?
+    var output: String?
+
+    @Option(name: .customLong("report"), help: .hidden)
+    var deprecatedReport: String?
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
@@ -79,7 +83,7 @@ struct LoadCommand: ReportingCommand {
     private func configuration(apps: Int) throws -> LoadConfiguration {
         LoadConfiguration(
             apps: apps, workload: workload, mix: try OperationMix(parsing: mix ?? workload.defaultMix), itemsPerApp: items,
-            valueSize: valueSize, duration: duration, operations: operations, warmup: warmup, seed: seed, team: team,
+            valueSize: valueSize, duration: duration.seconds, operations: operations, warmup: warmup.seconds, seed: seed, team: team,
             prefillAccounts: prefillAccounts, rate: rate)
     }
 
@@ -103,7 +107,7 @@ struct LoadCommand: ReportingCommand {
             progress.finish()
             reports.append(result)
         }
-        if let report { try write(reports, to: URL(fileURLWithPath: report, isDirectory: true)) }
+        if let directory = try outputDirectory() { try write(reports, to: URL(fileURLWithPath: directory, isDirectory: true)) }
         if global.json {
             if reports.count == 1 { Output.printJSON(reports[0]) } else { Output.printJSON(reports) }
         } else {
@@ -138,6 +142,14 @@ struct LoadCommand: ReportingCommand {
             if let rate = configuration.rate { arguments += ["--rate", "\(rate)"] }
             return arguments
         }
+    }
+
+    /// `--output`, or the deprecated `--report`, which still works for one release.
+    private func outputDirectory() throws -> String? {
+        guard let deprecatedReport else { return output }
+        guard output == nil else { throw UsageFailure(message: "give --output (or the deprecated --report), not both") }
+        Deprecation.note(old: "--report DIR", new: "--output DIR")
+        return deprecatedReport
     }
 
     private func write(_ reports: [LoadReport], to directory: URL) throws {

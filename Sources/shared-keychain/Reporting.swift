@@ -200,3 +200,11 @@ final class ProgressLine: Sendable {
         if isTerminal { Output.standardError.write("\n") }
     }
 }
+
+/// Spellings that keep working for one release after a rename, each with a note on standard
+/// error so scripts can be fixed before they stop working.
+enum Deprecation {
+    static func note(old: String, new: String) {
+        Output.standardError.write("warning: \(old) is deprecated and goes away in the next release; use \(new)\n")
+    }
+}

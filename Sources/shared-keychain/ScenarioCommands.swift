@@ -49,8 +49,11 @@ struct ScenarioRunCommand: ReportingCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The scenario file (YAML or JSON).", valueName: "file"))
-    var file: String
+    @Option(help: ArgumentHelp("The scenario file (YAML or JSON).", valueName: "file"))
+    var scenario: String?
+
+    @Argument(help: .hidden)
+    var deprecatedFile: String?
 
     @Option(help: ArgumentHelp("A suite manifest (file or directory) to use instead of the scenario's own.", valueName: "file"))
     var suite: String?
@@ -66,7 +69,19 @@ struct ScenarioRunCommand: ReportingCommand {
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
+    /// `--scenario`, or the positional file earlier versions took.
+    private func scenarioFile() throws -> String {
+        if let deprecatedFile {
+            guard scenario == nil else { throw UsageFailure(message: "give the scenario once, with --scenario FILE") }
+            Deprecation.note(old: "`scenario run FILE`", new: "`scenario run --scenario FILE`")
+            return deprecatedFile
+        }
+        guard let scenario else { throw UsageFailure(message: "which scenario? give --scenario FILE (YAML or JSON; examples/scenarios has some)") }
+        return scenario
+    }
+
     func execute() throws {
+        let file = try scenarioFile()
         let scenarioURL = URL(fileURLWithPath: file)
         let scenario = try Scenario.load(from: scenarioURL, suite: suite.map { URL(fileURLWithPath: $0) })
         if global.keyring == .memory && !inProcess {
@@ -83,7 +98,7 @@ struct ScenarioRunCommand: ReportingCommand {
             Output.standardOutput.write(text.header(mode: inProcess ? "in process" : "as processes", store: session.store.name))
         }
         let json = global.json
-        let report = try runner.run(launcher: inProcess ? .inProcess : .processes(executable: GlobalOptions.executable, arguments: workerArguments)) { event in
+        let report = try runner.run(launcher: inProcess ? .inProcess : .processes(executable: GlobalOptions.executable, arguments: workerArguments(file: file))) { event in
             if !json { Output.standardOutput.write(text.line(event)) }
         }
         if json {
@@ -95,12 +110,12 @@ struct ScenarioRunCommand: ReportingCommand {
     }
 
     /// An app process: this tool as `scenario-worker` on the same storage.
-    private var workerArguments: @Sendable (String) -> [String] {
+    private func workerArguments(file: String) -> @Sendable (String) -> [String] {
         let common = global.workerArguments
-        let file = URL(fileURLWithPath: file).path
+        let path = URL(fileURLWithPath: file).path
         let suite = suite.map { URL(fileURLWithPath: $0).path }
         return { bundleID in
-            ["scenario-worker", file, "--app", bundleID] + common + (suite.map { ["--suite", $0] } ?? [])
+            ["scenario-worker", "--scenario", path, "--app", bundleID] + common + (suite.map { ["--suite", $0] } ?? [])
         }
     }
 }
@@ -109,15 +124,15 @@ struct ScenarioRunCommand: ReportingCommand {
 struct ScenarioWorkerCommand: ReportingCommand {
     static let configuration = CommandConfiguration(commandName: "scenario-worker", shouldDisplay: false)
 
-    @Argument var file: String
+    @Option var scenario: String
     @Option var app: String
     @Option var suite: String?
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let scenario = try Scenario.load(from: URL(fileURLWithPath: file), suite: suite.map { URL(fileURLWithPath: $0) })
-        ScenarioWorker.serve(scenario: scenario, bundleID: app, store: try KeychainSession(global).store)
+        let loaded = try Scenario.load(from: URL(fileURLWithPath: scenario), suite: suite.map { URL(fileURLWithPath: $0) })
+        ScenarioWorker.serve(scenario: loaded, bundleID: app, store: try KeychainSession(global).store)
     }
 }
 

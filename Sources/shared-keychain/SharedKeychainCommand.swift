@@ -16,10 +16,20 @@ struct SharedKeychainCommand: ParsableCommand {
 
             By default items live in a private gnome-keyring that this tool starts on first
             use in its state directory and reuses until `keyring stop`.
+
+            One convention everywhere: a path is always an option named for what it holds
+            (--suite DIR, --scenario FILE, --input FILE, --output FILE|DIR, --entitlements
+            PLIST); a positional argument names what a command acts on (a bundle ID, a hazard).
+            Durations take units (500ms, 10s, 2m, 1h); a bare number is seconds. Shell
+            completion: shared-keychain --generate-completion-script bash|zsh|fish.
             """,
+        version: SharedKeychainCommand.version,
         subcommands: [ItemCommand.self, TokenCommand.self, DeviceCommand.self, CacheCommand.self, SuiteCommand.self, ScenarioCommand.self, HazardCommand.self,
                       AuditCommand.self, SnapshotCommand.self, RestoreCommand.self, KeyringCommand.self, LoadCommand.self, LoadWorkerCommand.self, WatchCommand.self, ScenarioWorkerCommand.self, BrokerServeCommand.self]
     )
+
+    /// The tool's version, as `--version` prints it.
+    static let version = "0.14.0"
 
     /// Refuses arguments that are not valid UTF-8 before parsing: Swift would decode them with
     /// U+FFFD in place of the bad bytes, so two different byte strings would address one item.

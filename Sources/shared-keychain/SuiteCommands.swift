@@ -27,15 +27,27 @@ struct SuiteInitCommand: ReportingCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Where to write the suite; created if needed.", valueName: "dir"))
-    var directory = "suite"
+    @Option(name: .customLong("suite"), help: ArgumentHelp("Where to write the suite; created if needed.", valueName: "dir"))
+    var suite: String?
+
+    @Argument(help: .hidden)
+    var deprecatedDirectory: String?
 
     @Flag(help: "Overwrite files that exist.")
     var force = false
 
     @OptionGroup(title: "Output") var global: BasicOptions
 
+    /// `--suite`, or the positional directory earlier versions took; `suite` by default.
+    private func resolvedDirectory() throws -> String {
+        guard let deprecatedDirectory else { return suite ?? "suite" }
+        guard suite == nil else { throw UsageFailure(message: "give the directory once, with --suite DIR") }
+        Deprecation.note(old: "`suite init DIR`", new: "`suite init --suite DIR`")
+        return deprecatedDirectory
+    }
+
     func execute() throws {
+        let directory = try resolvedDirectory()
         let target = URL(fileURLWithPath: directory, isDirectory: true)
         let written = try ExampleSuite.write(to: target, force: force)
         // Paths as the user spelled the directory, so they can be pasted back.

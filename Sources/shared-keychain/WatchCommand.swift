@@ -39,15 +39,18 @@ struct WatchCommand: ReportingCommand {
     @Option(help: ArgumentHelp("Exit after printing this many events.", valueName: "n"))
     var count: Int?
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("Exit after this many seconds.", valueName: "seconds"))
-    var duration: Double?
+    @Option(name: .customLong("for"), help: ArgumentHelp("Exit after this long: 500ms, 30s, 5m; a bare number is seconds.", valueName: "duration"))
+    var length: WrittenDuration?
+
+    /// `--for` in seconds.
+    private var duration: Double? { length?.seconds }
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func validate() throws {
         if let count, count <= 0 { throw ValidationError("--count must be a positive number of events") }
         if let duration, !(duration > 0 && duration <= 31_536_000) {
-            throw ValidationError("--for must be a number of seconds from 0 (exclusive) to 31536000 (a year); got \(duration)")
+            throw ValidationError("--for must be more than 0 and at most a year (31536000 s); got \(duration) s")
         }
     }
 

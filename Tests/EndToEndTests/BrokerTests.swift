@@ -9,7 +9,7 @@ struct BrokerTests {
         let cli = try CLI()
         defer { cli.tearDown() }
         let suite = cli.fixtures.appendingPathComponent("suite").path
-        #expect(try cli.run(["suite", "init", suite]).status == 0)
+        #expect(try cli.run(["suite", "init", "--suite", suite]).status == 0)
         #expect(try cli.run(["device", "install", "--suite", suite]).status == 0)
         #expect(try cli.run(["device", "install-broker"]).status == 0)
 

@@ -7,7 +7,7 @@ import Testing
 struct DeviceCommandTests {
     func installedSuite(_ cli: CLI) throws -> String {
         let suite = cli.fixtures.appendingPathComponent("suite").path
-        #expect(try cli.run(["suite", "init", suite]).status == 0)
+        #expect(try cli.run(["suite", "init", "--suite", suite]).status == 0)
         let installed = try cli.run(["device", "install", "--suite", suite])
         #expect(installed.status == 0, "\(installed.standardError)")
         return suite
@@ -63,7 +63,7 @@ struct DeviceCommandTests {
         let cli = try CLI()
         defer { cli.tearDown() }
         let suite = cli.fixtures.appendingPathComponent("suite")
-        #expect(try cli.run(["suite", "init", suite.path]).status == 0)
+        #expect(try cli.run(["suite", "init", "--suite", suite.path]).status == 0)
         let manifest = suite.appendingPathComponent("suite.yaml")
         let text = try String(contentsOf: manifest, encoding: .utf8)
         // A second client ID breaks "one client ID per suite".
@@ -101,7 +101,7 @@ struct DeviceOwnerOperationTests {
         let cli = try CLI()
         defer { cli.tearDown() }
         let suite = cli.fixtures.appendingPathComponent("suite").path
-        #expect(try cli.run(["suite", "init", suite]).status == 0)
+        #expect(try cli.run(["suite", "init", "--suite", suite]).status == 0)
         #expect(try cli.run(["device", "install", "--suite", suite]).status == 0)
         #expect(try cli.run(["item", "add", "--app", "com.contoso.mail", "--group", group, "--account", "a", "--service", "s", "--data", "x"]).status == 0)
         let snapshot = cli.fixtures.appendingPathComponent("snap.json")
@@ -176,7 +176,7 @@ struct DeviceOwnerOperationTests {
         let cli = try CLI()
         defer { cli.tearDown() }
         let suite = cli.fixtures.appendingPathComponent("suite").path
-        #expect(try cli.run(["suite", "init", suite]).status == 0)
+        #expect(try cli.run(["suite", "init", "--suite", suite]).status == 0)
         #expect(try cli.run(["device", "install", "--suite", suite]).status == 0)
         let group = "ABCDE12345.com.microsoft.adalcache"
         let policy = cli.fixtures.appendingPathComponent("policy.json")

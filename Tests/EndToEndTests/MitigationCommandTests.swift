@@ -9,7 +9,7 @@ struct MitigationCommandTests {
         let cli = try CLI()
         defer { cli.tearDown() }
         let suite = cli.fixtures.appendingPathComponent("suite").path
-        #expect(try cli.run(["suite", "init", suite]).status == 0)
+        #expect(try cli.run(["suite", "init", "--suite", suite]).status == 0)
         let mail = ["--suite", suite, "--app", "com.contoso.mail"]
         let calendar = ["--suite", suite, "--app", "com.contoso.calendar"]
         let policy = cli.fixtures.appendingPathComponent("policy.json")

@@ -13,7 +13,7 @@ struct ScenarioCommandTests {
     func wipeAllInProcesses() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
-        let result = try cli.run(["scenario", "run", scenario("wipe-all"), "--fresh", "--json"])
+        let result = try cli.run(["scenario", "run", "--scenario", scenario("wipe-all"), "--fresh", "--json"])
         #expect(result.status == 0, "\(result.standardError)")
         let report = try result.jsonObject()
         #expect(report["mode"] as? String == "processes")
@@ -33,7 +33,7 @@ struct ScenarioCommandTests {
         let cli = try CLI()
         defer { cli.tearDown() }
         let before = try #require(try cli.run(["keyring", "start", "--json"]).jsonObject()["pid"] as? Int)
-        let result = try cli.run(["scenario", "run", scenario("locked-device"), "--fresh", "--json"])
+        let result = try cli.run(["scenario", "run", "--scenario", scenario("locked-device"), "--fresh", "--json"])
         #expect(result.status == 0, "\(result.standardError)")
         let report = try result.jsonObject()
         #expect(report["passed"] as? Bool == true)
@@ -51,7 +51,7 @@ struct ScenarioCommandTests {
     func wipeAllInProcess() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
-        let result = try cli.run(["scenario", "run", scenario("wipe-all"), "--fresh", "--in-process"])
+        let result = try cli.run(["scenario", "run", "--scenario", scenario("wipe-all"), "--fresh", "--in-process"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.output.contains("4 of 4 assertions passed"))
         #expect(result.output.contains("apps in process"))
@@ -61,7 +61,7 @@ struct ScenarioCommandTests {
     func guardedWipe() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
-        let result = try cli.run(["scenario", "run", scenario("guarded-wipe"), "--fresh"])
+        let result = try cli.run(["scenario", "run", "--scenario", scenario("guarded-wipe"), "--fresh"])
         #expect(result.status == 0, "\(result.output)\n\(result.standardError)")
         let audit = try #require((try cli.run(["audit", "--group", "ABCDE12345.com.microsoft.adalcache", "--json", "--admin"]).jsonObject())["entries"] as? [[String: Any]])
         #expect(audit.contains { $0["app"] as? String == "com.contoso.calendar" && $0["outcome"] as? String == "refused" })
@@ -74,14 +74,14 @@ struct ScenarioCommandTests {
         let suite = Self.examples.deletingLastPathComponent().appendingPathComponent("suite").path
         let failing = cli.fixtures.appendingPathComponent("failing.yaml")
         try "steps:\n  - {app: com.contoso.notes, do: item get, account: nobody, expect: ok}\n".write(to: failing, atomically: true, encoding: .utf8)
-        let failed = try cli.run(["scenario", "run", failing.path, "--suite", suite])
+        let failed = try cli.run(["scenario", "run", "--scenario", failing.path, "--suite", suite])
         #expect(failed.status == 21)
         #expect(failed.output.contains("✘ step 1, com.contoso.notes item get account=nobody: expected ok; got errSecItemNotFound"))
         #expect(failed.output.contains("0 of 1 assertion passed"))
 
         let bad = cli.fixtures.appendingPathComponent("bad.yaml")
         try "steps:\n  - {app: com.contoso.mail, do: token wipe}\n  - {stop: nothing}\n".write(to: bad, atomically: true, encoding: .utf8)
-        let refused = try cli.run(["scenario", "run", bad.path, "--suite", suite, "--json"])
+        let refused = try cli.run(["scenario", "run", "--scenario", bad.path, "--suite", suite, "--json"])
         #expect(refused.status == 10)
         #expect(refused.standardError.contains("step 2: no job named 'nothing'"))
         #expect(refused.output.isEmpty)
@@ -91,10 +91,10 @@ struct ScenarioCommandTests {
     func memoryNeedsInProcess() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
-        let result = try cli.run(["scenario", "run", scenario("concurrent-signin"), "--keyring", "memory"])
+        let result = try cli.run(["scenario", "run", "--scenario", scenario("concurrent-signin"), "--keyring", "memory"])
         #expect(result.status == 10)
         #expect(result.standardError.contains("--in-process"))
-        let inProcess = try cli.run(["scenario", "run", scenario("concurrent-signin"), "--keyring", "memory", "--in-process"])
+        let inProcess = try cli.run(["scenario", "run", "--scenario", scenario("concurrent-signin"), "--keyring", "memory", "--in-process"])
         #expect(inProcess.status == 0, "\(inProcess.standardError)")
     }
 }

@@ -7,8 +7,8 @@ struct SuiteCommandTests {
         let cli = try CLI()
         defer { cli.tearDown() }
         let directory = cli.fixtures.appendingPathComponent("suite").path
-        #expect(try cli.run(["suite", "init", directory]).status == 0)
-        let again = try cli.run(["suite", "init", directory])
+        #expect(try cli.run(["suite", "init", "--suite", directory]).status == 0)
+        let again = try cli.run(["suite", "init", "--suite", directory])
         #expect(again.status == 10, "init must refuse to overwrite")
 
         let check = try cli.run(["suite", "check", "--suite", directory, "--json"])
@@ -29,7 +29,7 @@ struct SuiteCommandTests {
         let cli = try CLI()
         defer { cli.tearDown() }
         let directory = cli.fixtures.appendingPathComponent("suite")
-        #expect(try cli.run(["suite", "init", directory.path]).status == 0)
+        #expect(try cli.run(["suite", "init", "--suite", directory.path]).status == 0)
         let manifest = directory.appendingPathComponent("suite.yaml")
         var text = try String(contentsOf: manifest, encoding: .utf8)
         // Calendar claims mail's redirect URI: the broker would deny its tokens.

@@ -72,6 +72,20 @@ struct TokenCacheProcessTests {
         #expect(try new.jsonObject()["source"] as? String == "interactive")
     }
 
+    /// Found by a newcomer: stdout ended with a newline, the --output file did not.
+    @Test func anExportIsTheSameBytesOnStandardOutputAndInAFile() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, _) = try apps(cli)
+        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + mail).status == 0)
+        let printed = try cli.run(["cache", "export"] + mail)
+        let file = cli.fixtures.appendingPathComponent("export.json")
+        #expect(try cli.run(["cache", "export", "--output", file.path] + mail).status == 0)
+        let written = try Data(contentsOf: file)
+        #expect(written.last == UInt8(ascii: "\n"))
+        #expect(written == printed.standardOutput)
+    }
+
     @Test func exportImportRoundTripsThroughFiles() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
@@ -85,7 +99,7 @@ struct TokenCacheProcessTests {
         let imported = try cli.run(["cache", "import", "--input", exported.path, "--json"] + calendar)
         #expect(try imported.jsonObject()["imported"] as? Int == 6)
         let again = try cli.run(["cache", "export"] + mail)
-        #expect(again.standardOutput == (try Data(contentsOf: exported)) + Data("\n".utf8))
+        #expect(again.standardOutput == (try Data(contentsOf: exported)))
     }
 
     @Test func concurrentSignInsOfTwoAppsAreBothListed() throws {
