@@ -5,16 +5,8 @@
 # keys of its own shape. msal comes from PyPI into a virtual environment this script creates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/setup.sh
-
 interop_packages="msal"
-source scripts/interop/venv.sh
-
-swift build --product shared-keychain >/dev/null
-bin="$(swift build --show-bin-path)/shared-keychain"
-work="$(mktemp -d)"
-state="$work/state"
-trap '"$bin" keyring stop --state-dir "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+source scripts/interop/prelude.sh
 
 cat > "$work/app.entitlements" <<'PLIST'
 <?xml version="1.0" encoding="UTF-8"?>

@@ -5,16 +5,8 @@
 # adopts (creator `external`) and updates in place; secretstorage then reads the plain secret.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/setup.sh
 interop_packages="secretstorage"
-source scripts/interop/venv.sh
-
-swift build --product shared-keychain >/dev/null
-bin="$(swift build --show-bin-path)/shared-keychain"
-work="$(mktemp -d)"
-state="$work/state"
-trap '"$bin" keyring stop --state-dir "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-unset DBUS_SESSION_BUS_ADDRESS
+source scripts/interop/prelude.sh
 
 app=(--app com.contoso.mail --team ABCDE12345 --state-dir "$state")
 group=ABCDE12345.com.contoso.mail

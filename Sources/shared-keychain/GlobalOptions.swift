@@ -86,7 +86,19 @@ struct GlobalOptions: ParsableArguments, CommandOptions {
 }
 
 extension WrittenDuration: ExpressibleByArgument {
-    public init?(argument: String) { self.init(parsing: argument) }
+    /// `250ms`, `2s`, `10m`, `2h`, or any number of seconds: a number out of range (`nan`,
+    /// `1e308`) is kept, so that the option's range check reports it as errSecParam naming the
+    /// option and its range, as for every numeric option.
+    public init?(argument: String) {
+        if let parsed = WrittenDuration(parsing: argument) {
+            self = parsed
+        } else if let seconds = Double(argument.trimmingCharacters(in: .whitespaces)) {
+            self.init(seconds: seconds)
+        } else {
+            return nil
+        }
+    }
+
     public var defaultValueDescription: String { description }
 }
 

@@ -35,7 +35,7 @@ struct WatchCommandTests {
             ["item", "update", "--data", "rt-2"] + calendarItem,
             ["item", "add", "--account", "bob", "--service", "idtoken-client--", "--data", "id-1"],
             // Wipe the group, as MSAL's wipeCacheForAllAccounts does.
-            ["item", "delete", "--group", group],
+            ["item", "delete", "--group", group, "--all"],
         ] {
             let result = try cli.run(step + calendar)
             #expect(result.status == 0, "\(step): \(result.standardError)")

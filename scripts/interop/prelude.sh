@@ -1,5 +1,10 @@
-# Sourced by the interop scripts: a virtual environment in .build-interop/venv with the PyPI
-# packages named in $interop_packages (installed when missing). Sets $venv.
+# Sourced by the interop scripts after `cd` to the repository: installs what is missing, makes a
+# virtual environment in .build-interop/venv with the PyPI packages named in $interop_packages,
+# builds the CLI, and sets $venv, $bin and a throw-away $work with a private keyring's $state,
+# stopped and removed when the script exits. The desktop's keyring is never reached.
+source scripts/setup.sh
+unset DBUS_SESSION_BUS_ADDRESS
+
 venv=.build-interop/venv
 if [ ! -x "$venv/bin/python" ]; then
     echo "==> creating $venv" >&2
@@ -18,3 +23,9 @@ for package in $interop_packages; do
         "$venv/bin/pip" install -q --disable-pip-version-check "$package"
     fi
 done
+
+swift build --product shared-keychain >/dev/null
+bin="$(swift build --show-bin-path)/shared-keychain"
+work="$(mktemp -d)"
+state="$work/state"
+trap '"$bin" keyring stop --state-dir "$state" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
