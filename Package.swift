@@ -96,7 +96,7 @@ let package = Package(
         // Layer 4: opt-in mitigations (audit journal, guarded delete, group policy, snapshots).
         .target(
             name: "Mitigations",
-            dependencies: ["SharedKeychain"],
+            dependencies: ["SharedKeychain", "TokenCache"],
             swiftSettings: strict
         ),
         // Layer 5: the built-in hazards, each run unmitigated and with the mitigations.
