@@ -16,10 +16,14 @@ struct ShardTests {
     }
 
     /// How many items each of the group's shard collections holds, by searching each one.
+    /// Each is unlocked first as the store's own searches do: this store does not wait for other
+    /// tests' daemon restarts, and gnome-keyring's search of a collection locked since it was
+    /// loaded finds nothing (seen once in CI as a shard "emptied" under a full test run).
     static func shardSizes(_ store: SecretServiceStore, _ group: String) throws -> [Int] {
         try store.collectionPaths(forGroup: group).map { path in
             try store.perform("count") { service in
-                try store.client.searchPaths(service, collection: path, attributes: [ItemAttributes.group: group]).count
+                try store.ensureUnlocked([path], service)
+                return try store.client.searchPaths(service, collection: path, attributes: [ItemAttributes.group: group]).count
             }
         }
     }
@@ -40,7 +44,9 @@ struct ShardTests {
         #expect(try store.update(matching: ItemQuery(groups: [group], account: "a0"), with: ItemChange(data: Data("x".utf8)), at: Date()) == 1)
         #expect(try store.delete(matching: ItemQuery(groups: [group], account: "a1")) == 1)
         try store.add(Fixture.item(group, "a7", at: 7))
-        #expect(try Self.shardSizes(store, group) == [1, 2, 2, 2])
+        let sizes = try Self.shardSizes(store, group)
+        let index = try store.indexes.current(group)
+        #expect(sizes == [1, 2, 2, 2], "index: \(String(describing: index))")
         #expect(throws: StorageError.duplicateItem(PrimaryKey(group: group, account: "a3", service: "service"))) {
             try store.add(Fixture.item(group, "a3"))
         }
