@@ -116,16 +116,14 @@ enum SecItemCall {
 /// What SecItem results look like: Apple's shapes, as `AnyObject` for `CFTypeRef`.
 enum SecItemResult {
     static func value(of items: [KeychainItem], returns: SecItemRequest.Returns, many: Bool) -> CFTypeRef? {
+        // Typed arrays, so that `result as? [Data]` and `as? [[String: Any]]` cast.
+        func shaped<T>(_ values: [T]) -> CFTypeRef? {
+            many ? values as AnyObject : values.first.map { $0 as AnyObject }
+        }
         switch returns {
-        case .data:
-            let values = items.map(\.data)
-            return many ? values as AnyObject : values.first.map { $0 as AnyObject }
-        case .persistentRef:
-            let values = items.map(PersistentReference.data(for:))
-            return many ? values as AnyObject : values.first.map { $0 as AnyObject }
-        default:
-            let values = items.map { dictionary($0, returns) }
-            return many ? values as AnyObject : values.first.map { $0 as AnyObject }
+        case .data: return shaped(items.map(\.data))
+        case .persistentRef: return shaped(items.map(PersistentReference.data(for:)))
+        default: return shaped(items.map { dictionary($0, returns) })
         }
     }
 

@@ -76,9 +76,7 @@ public final class MitigatedStore: ItemStore {
         guard !watched.isEmpty else { return try base.delete(matching: query) }
         var matchedByGroup: [String: [StoredItem]] = [:]
         for (group, _) in watched {
-            var scoped = query
-            scoped.restrict(to: group)
-            matchedByGroup[group] = try base.items(matching: scoped, limit: nil)
+            matchedByGroup[group] = try base.items(matching: query.restricted(to: [group]), limit: nil)
         }
         let date = now()
         for (group, groupPolicy) in watched where groupPolicy.enables(.guardedDelete) && !groupPolicy.isPrivileged(app) {
@@ -133,13 +131,6 @@ public final class MitigatedStore: ItemStore {
         if query.generic != nil { parts.append("a generic value") }
         let groups = (query.groups.count == 1 ? "in group " : "in groups ") + query.groups.joined(separator: ", ")
         return parts.isEmpty ? "everything \(groups)" : parts.joined(separator: ", ") + " " + groups
-    }
-}
-
-extension ItemQuery {
-    /// The same attributes, in `group` only.
-    mutating func restrict(to group: String) {
-        self = restricted(to: [group])
     }
 }
 

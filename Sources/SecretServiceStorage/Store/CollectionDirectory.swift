@@ -172,9 +172,10 @@ final class CollectionDirectory: Sendable {
     /// look was under daemon `epoch` and less than `interval` seconds ago; nil: look again.
     func foreignItemsPresent(epoch: String?, within interval: Double) -> Bool? {
         state.withLock { state in
-            guard state.epoch == epoch, let check = state.foreignCheck,
-                ContinuousClock.now - check.at < .milliseconds(Int64(interval * 1000))
-            else { return nil }
+            guard state.epoch == epoch, let check = state.foreignCheck else { return nil }
+            // In seconds as a Double: any interval (huge, infinite, NaN) compares, none traps.
+            let elapsed = (ContinuousClock.now - check.at).components
+            guard Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18 < interval else { return nil }
             return check.present
         }
     }

@@ -56,6 +56,8 @@ extension SecretServiceStore {
         let decoder = JSONDecoder()
         var result: [Fetched] = []
         result.reserveCapacity(allPaths.count)
+        // Whether the daemon was checked this fetch: once is enough for every plain secret.
+        var daemonChecked = false
         for (group, paths) in zip(groups, pathsByGroup) {
             var records: [Fetched] = []
             records.reserveCapacity(paths.count)
@@ -74,8 +76,12 @@ extension SecretServiceStore {
                     }
                 } else {
                     // No envelope: another client wrote it with our attributes (or the daemon
-                    // restarted and this is garbage from someone else's session: checked first).
-                    try ensureSameDaemon(service)
+                    // restarted and this is garbage from someone else's session: checked first,
+                    // once for the whole fetch).
+                    if !daemonChecked {
+                        try ensureSameDaemon(service)
+                        daemonChecked = true
+                    }
                     guard let external = try externalItem(at: path, secret: bytes, service) else { continue }
                     envelope = external
                     isExternal = true
