@@ -86,6 +86,10 @@ struct StorageContractTests {
         directory.noteForeignItems(present: false, epoch: ":1.1")
         #expect(directory.foreignItemsPresent(epoch: ":1.1", within: 3600) == false)
         #expect(directory.foreignItemsPresent(epoch: ":1.1", within: 0) == nil)
+        // Any configured interval compares, none traps: `.infinity` trusts the look for good.
+        #expect(directory.foreignItemsPresent(epoch: ":1.1", within: .infinity) == false)
+        #expect(directory.foreignItemsPresent(epoch: ":1.1", within: 1e300) == false)
+        #expect(directory.foreignItemsPresent(epoch: ":1.1", within: .nan) == nil)
         // A restarted daemon (another unique name) may hold anything.
         #expect(directory.foreignItemsPresent(epoch: ":1.2", within: 3600) == nil)
         directory.noteForeignItems(present: true, epoch: ":1.2")
