@@ -77,6 +77,14 @@ public enum TestKeyring {
         return "SKTEST1234.\(safe).\(UUID().uuidString.prefix(8).lowercased())"
     }
 
+    /// Runs `body` while no test holds exclusive access (stops, kills or restarts the daemon):
+    /// for tests that use unguarded stores or talk to the daemon themselves (`secret-tool`).
+    /// Use only unguarded stores inside: a guarded one would take the shared lock again, which
+    /// deadlocks once a test is waiting for exclusive access.
+    public static func withSharedAccess<T>(_ body: () throws -> T) throws -> T {
+        try AccessLock.shared.shared { () throws -> T in try body() }
+    }
+
     /// Runs `body` while no guarded store operation runs anywhere in the process: for tests
     /// that stop, kill or freeze the shared daemon. `body` must leave the keyring running.
     public static func withExclusiveAccess<T>(_ body: (PrivateKeyring) throws -> T) throws -> T {

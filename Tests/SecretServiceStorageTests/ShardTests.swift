@@ -8,7 +8,10 @@ import Testing
 /// and what happens when the index is missing, stale, or the daemon restarts.
 @Suite("Shards of a group")
 struct ShardTests {
-    /// A store on the shared keyring whose groups spread over shards of `capacity` items.
+    /// A store on the shared keyring whose groups spread over shards of `capacity` items,
+    /// unguarded (its internals are under test): each test runs inside
+    /// ``TestKeyring/withSharedAccess(_:)`` so no other test restarts the daemon meanwhile.
+    /// (Without it, one CI run lost the daemon mid-test and another miscounted a shard.)
     static func store(capacity: Int = 2) throws -> SecretServiceStore {
         var configuration = try TestKeyring.keyring().storeConfiguration()
         configuration.shardCapacity = capacity
@@ -16,9 +19,9 @@ struct ShardTests {
     }
 
     /// How many items each of the group's shard collections holds, by searching each one.
-    /// Each is unlocked first as the store's own searches do: this store does not wait for other
-    /// tests' daemon restarts, and gnome-keyring's search of a collection locked since it was
-    /// loaded finds nothing (seen once in CI as a shard "emptied" under a full test run).
+    /// Each is unlocked first as the store's own searches do: after a daemon restart (another
+    /// test's, before this one took shared access) gnome-keyring's search of a collection
+    /// locked since it was loaded finds nothing.
     static func shardSizes(_ store: SecretServiceStore, _ group: String) throws -> [Int] {
         try store.collectionPaths(forGroup: group).map { path in
             try store.perform("count") { service in
@@ -30,76 +33,82 @@ struct ShardTests {
 
     @Test("a group spreads over shards of at most the capacity; a wipe drops every shard")
     func shardsAreBounded() throws {
-        let store = try Self.store()
-        let group = TestKeyring.uniqueGroup("shards")
-        let items = (0..<7).map { Fixture.item(group, "a\($0)", at: Double($0)) }
-        for item in items { try store.add(item) }
+        try TestKeyring.withSharedAccess {
+            let store = try Self.store()
+            let group = TestKeyring.uniqueGroup("shards")
+            let items = (0..<7).map { Fixture.item(group, "a\($0)", at: Double($0)) }
+            for item in items { try store.add(item) }
 
-        #expect(try Self.shardSizes(store, group) == [2, 2, 2, 1])
-        #expect(try store.items(matching: Fixture.all(group), limit: nil) == items)
-        for item in items {
-            #expect(try store.items(matching: ItemQuery(groups: [group], account: item.account, service: item.service), limit: nil) == [item])
-        }
-        // Items never move: an update rewrites its own shard, a new item goes to the newest.
-        #expect(try store.update(matching: ItemQuery(groups: [group], account: "a0"), with: ItemChange(data: Data("x".utf8)), at: Date()) == 1)
-        #expect(try store.delete(matching: ItemQuery(groups: [group], account: "a1")) == 1)
-        try store.add(Fixture.item(group, "a7", at: 7))
-        let sizes = try Self.shardSizes(store, group)
-        let index = try store.indexes.current(group)
-        #expect(sizes == [1, 2, 2, 2], "index: \(String(describing: index))")
-        #expect(throws: StorageError.duplicateItem(PrimaryKey(group: group, account: "a3", service: "service"))) {
-            try store.add(Fixture.item(group, "a3"))
-        }
+            #expect(try Self.shardSizes(store, group) == [2, 2, 2, 1])
+            #expect(try store.items(matching: Fixture.all(group), limit: nil) == items)
+            for item in items {
+                #expect(try store.items(matching: ItemQuery(groups: [group], account: item.account, service: item.service), limit: nil) == [item])
+            }
+            // Items never move: an update rewrites its own shard, a new item goes to the newest.
+            #expect(try store.update(matching: ItemQuery(groups: [group], account: "a0"), with: ItemChange(data: Data("x".utf8)), at: Date()) == 1)
+            #expect(try store.delete(matching: ItemQuery(groups: [group], account: "a1")) == 1)
+            try store.add(Fixture.item(group, "a7", at: 7))
+            let sizes = try Self.shardSizes(store, group)
+            let index = try store.indexes.current(group)
+            #expect(sizes == [1, 2, 2, 2], "index: \(String(describing: index))")
+            #expect(throws: StorageError.duplicateItem(PrimaryKey(group: group, account: "a3", service: "service"))) {
+                try store.add(Fixture.item(group, "a3"))
+            }
 
-        #expect(try store.delete(matching: Fixture.all(group)) == 7)
-        #expect(try store.collectionPaths(forGroup: group).isEmpty)
-        #expect(try store.items(matching: Fixture.all(group), limit: nil).isEmpty)
-        let again = Fixture.item(group, "back")
-        try store.add(again)
-        #expect(try Self.shardSizes(store, group) == [1])
-        #expect(try store.items(matching: Fixture.all(group), limit: nil) == [again])
+            #expect(try store.delete(matching: Fixture.all(group)) == 7)
+            #expect(try store.collectionPaths(forGroup: group).isEmpty)
+            #expect(try store.items(matching: Fixture.all(group), limit: nil).isEmpty)
+            let again = Fixture.item(group, "back")
+            try store.add(again)
+            #expect(try Self.shardSizes(store, group) == [1])
+            #expect(try store.items(matching: Fixture.all(group), limit: nil) == [again])
+        }
     }
 
     @Test("a group without its shard index is read whole, and its first writer rebuilds the index")
     func missingIndexIsRebuilt() throws {
-        let writer = try Self.store()
-        let group = TestKeyring.uniqueGroup("noindex")
-        let items = (0..<5).map { Fixture.item(group, "a\($0)", at: Double($0)) }
-        for item in items { try writer.add(item) }
-        let indexFile = writer.indexes.file(for: group)
-        try FileManager.default.removeItem(at: indexFile)
+        try TestKeyring.withSharedAccess {
+            let writer = try Self.store()
+            let group = TestKeyring.uniqueGroup("noindex")
+            let items = (0..<5).map { Fixture.item(group, "a\($0)", at: Double($0)) }
+            for item in items { try writer.add(item) }
+            let indexFile = writer.indexes.file(for: group)
+            try FileManager.default.removeItem(at: indexFile)
 
-        // A store that never saw the index: readers search every shard.
-        let reader = try Self.store()
-        #expect(try reader.items(matching: Fixture.all(group), limit: nil) == items)
-        #expect(try reader.items(matching: ItemQuery(groups: [group], account: "a3"), limit: nil) == [items[3]])
-        // A writer rebuilds the index first, so a taken key is still a duplicate.
-        #expect(throws: StorageError.duplicateItem(PrimaryKey(group: group, account: "a4", service: "service"))) {
-            try reader.add(Fixture.item(group, "a4"))
+            // A store that never saw the index: readers search every shard.
+            let reader = try Self.store()
+            #expect(try reader.items(matching: Fixture.all(group), limit: nil) == items)
+            #expect(try reader.items(matching: ItemQuery(groups: [group], account: "a3"), limit: nil) == [items[3]])
+            // A writer rebuilds the index first, so a taken key is still a duplicate.
+            #expect(throws: StorageError.duplicateItem(PrimaryKey(group: group, account: "a4", service: "service"))) {
+                try reader.add(Fixture.item(group, "a4"))
+            }
+            #expect(FileManager.default.fileExists(atPath: indexFile.path))
+            let index = try #require(try reader.indexes.current(group))
+            #expect(index.shards.count == 5)
+            #expect(index.candidateShards(account: "a4", service: "service") == [ShardIndex.ShardID(.untilUnlocked, 2)])
         }
-        #expect(FileManager.default.fileExists(atPath: indexFile.path))
-        let index = try #require(try reader.indexes.current(group))
-        #expect(index.shards.count == 5)
-        #expect(index.candidateShards(account: "a4", service: "service") == [ShardIndex.ShardID(.untilUnlocked, 2)])
     }
 
     @Test("a record of an item that was never written (a crash after the record) changes nothing")
     func staleRecordIsHarmless() throws {
-        let store = try Self.store()
-        let group = TestKeyring.uniqueGroup("stale")
-        try store.add(Fixture.item(group, "a"))
-        try store.indexes.append([.place(ShardIndex.Key(account: "ghost", service: "service"), shard: ShardIndex.ShardID(.untilUnlocked, 0))], to: group)
-        // A torn last line, as a crash mid-append leaves it.
-        let handle = try FileHandle(forWritingTo: store.indexes.file(for: group))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data("+ 0 12".utf8))
-        try handle.close()
+        try TestKeyring.withSharedAccess {
+            let store = try Self.store()
+            let group = TestKeyring.uniqueGroup("stale")
+            try store.add(Fixture.item(group, "a"))
+            try store.indexes.append([.place(ShardIndex.Key(account: "ghost", service: "service"), shard: ShardIndex.ShardID(.untilUnlocked, 0))], to: group)
+            // A torn last line, as a crash mid-append leaves it.
+            let handle = try FileHandle(forWritingTo: store.indexes.file(for: group))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("+ 0 12".utf8))
+            try handle.close()
 
-        #expect(try store.items(matching: ItemQuery(groups: [group], account: "ghost"), limit: nil).isEmpty)
-        let ghost = Fixture.item(group, "ghost", at: 1)
-        try store.add(ghost)
-        #expect(try Self.store().items(matching: ItemQuery(groups: [group], account: "ghost"), limit: nil) == [ghost])
-        #expect(try store.items(matching: Fixture.all(group), limit: nil).map(\.account) == ["a", "ghost"])
+            #expect(try store.items(matching: ItemQuery(groups: [group], account: "ghost"), limit: nil).isEmpty)
+            let ghost = Fixture.item(group, "ghost", at: 1)
+            try store.add(ghost)
+            #expect(try Self.store().items(matching: ItemQuery(groups: [group], account: "ghost"), limit: nil) == [ghost])
+            #expect(try store.items(matching: Fixture.all(group), limit: nil).map(\.account) == ["a", "ghost"])
+        }
     }
 
     @Test("after a daemon restart every locked shard is unlocked in one go, and a lock covers every shard")
