@@ -5,8 +5,8 @@ import SecretServiceStorage
 /// A ``SecretServiceStore`` on the shared test keyring whose every operation waits while a test
 /// holds ``TestKeyring/withExclusiveAccess(_:)``.
 public final class GuardedStore: ItemStore {
-    /// The store itself, for what only it offers (`lock(groups:)`, `collectionPath(forGroup:)`).
-    public let base: SecretServiceStore
+    /// The store itself. Not public: every call must wait for exclusive access.
+    let base: SecretServiceStore
 
     /// The base store's name.
     public var name: String { base.name }
@@ -31,6 +31,19 @@ public final class GuardedStore: ItemStore {
     /// ``SecretServiceStore``'s, once no test holds exclusive access.
     public func delete(matching query: ItemQuery) throws(StorageError) -> Int {
         try AccessLock.shared.shared { () throws(StorageError) in try base.delete(matching: query) }
+    }
+}
+
+extension GuardedStore {
+    /// ``SecretServiceStore/collectionPath(forGroup:)``, once no test holds exclusive access.
+    public func collectionPath(forGroup group: String) throws(StorageError) -> String? {
+        try AccessLock.shared.shared { () throws(StorageError) in try base.collectionPath(forGroup: group) }
+    }
+
+    /// ``SecretServiceStore/lockShards(of:groups:)``, once no test holds exclusive access.
+    @discardableResult
+    public func lockShards(of classes: Set<ProtectionClass>, groups: [String]? = nil) throws(StorageError) -> Int {
+        try AccessLock.shared.shared { () throws(StorageError) in try base.lockShards(of: classes, groups: groups) }
     }
 }
 

@@ -31,8 +31,32 @@ public enum TestKeyring {
 
     private static let shared = Mutex<PrivateKeyring?>(nil)
 
-    /// The shared keyring, started on first use (thread-safe).
-    public static func keyring() throws -> PrivateKeyring {
+    /// Whether the running test holds shared or exclusive access: only then may it open an
+    /// unguarded store, which another test's daemon restart would otherwise hit mid-operation.
+    @TaskLocal private static var holdsAccess = false
+
+    /// Opening an unguarded store, or reaching the daemon by its bus address, outside
+    /// ``withSharedAccess(_:)`` or ``withExclusiveAccess(_:)``.
+    public enum MisuseError: Error, CustomStringConvertible {
+        case unguardedOutsideAccess
+
+        public var description: String {
+            "the shared keyring unguarded, outside TestKeyring.withSharedAccess or withExclusiveAccess: another "
+                + "test's daemon restart would hit its calls; use TestKeyring.store, or take access first"
+        }
+    }
+
+    /// The shared keyring's bus address, for clients of its own (`secret-tool`, libsecret):
+    /// only inside ``withSharedAccess(_:)`` or ``withExclusiveAccess(_:)``, since other tests
+    /// restart its daemon.
+    public static func busAddress() throws -> String {
+        guard holdsAccess else { throw MisuseError.unguardedOutsideAccess }
+        return try keyring().busAddress
+    }
+
+    /// The shared keyring, started on first use (thread-safe). Not public: a store made from it
+    /// directly would not wait for tests that restart the daemon.
+    static func keyring() throws -> PrivateKeyring {
         try shared.withLock { (shared) throws -> PrivateKeyring in
             if let keyring = shared { return keyring }
             let directory = FileManager.default.temporaryDirectory
@@ -53,14 +77,23 @@ public enum TestKeyring {
         _ layout: Layout = .collectionPerGroup, timeout: Double = 5,
         adjust: (inout SecretServiceStore.Configuration) -> Void = { _ in }
     ) throws -> GuardedStore {
-        GuardedStore(base: try unguardedStore(layout, timeout: timeout, adjust: adjust))
+        GuardedStore(base: try openStore(layout, timeout: timeout, adjust: adjust))
     }
 
     /// A store on the shared keyring that ignores exclusive access: for use INSIDE
-    /// ``withExclusiveAccess(_:)`` (a guarded store would wait for the test itself).
+    /// ``withExclusiveAccess(_:)`` (a guarded store would wait for the test itself) or
+    /// ``withSharedAccess(_:)`` (to test the store's internals). Anywhere else it throws
+    /// ``MisuseError/unguardedOutsideAccess``.
     public static func unguardedStore(
         _ layout: Layout = .collectionPerGroup, timeout: Double = 5,
         adjust: (inout SecretServiceStore.Configuration) -> Void = { _ in }
+    ) throws -> SecretServiceStore {
+        guard holdsAccess else { throw MisuseError.unguardedOutsideAccess }
+        return try openStore(layout, timeout: timeout, adjust: adjust)
+    }
+
+    private static func openStore(
+        _ layout: Layout, timeout: Double, adjust: (inout SecretServiceStore.Configuration) -> Void
     ) throws -> SecretServiceStore {
         var configuration = try keyring().storeConfiguration(
             collectionPerGroup: layout != .defaultCollection, timeout: timeout)
@@ -82,14 +115,14 @@ public enum TestKeyring {
     /// Use only unguarded stores inside: a guarded one would take the shared lock again, which
     /// deadlocks once a test is waiting for exclusive access.
     public static func withSharedAccess<T>(_ body: () throws -> T) throws -> T {
-        try AccessLock.shared.shared { () throws -> T in try body() }
+        try AccessLock.shared.shared { () throws -> T in try $holdsAccess.withValue(true) { try body() } }
     }
 
     /// Runs `body` while no guarded store operation runs anywhere in the process: for tests
     /// that stop, kill or freeze the shared daemon. `body` must leave the keyring running.
     public static func withExclusiveAccess<T>(_ body: (PrivateKeyring) throws -> T) throws -> T {
         let keyring = try keyring()
-        return try AccessLock.shared.exclusive { try body(keyring) }
+        return try AccessLock.shared.exclusive { try $holdsAccess.withValue(true) { try body(keyring) } }
     }
 
     private static func stopAtExit() {

@@ -177,9 +177,8 @@ final class TestDevice: DeviceControl {
         case .memory:
             return InMemoryStore(deviceLock: provider)
         default:
-            var configuration = try TestKeyring.keyring().storeConfiguration()
-            configuration.deviceLock = provider
-            return try SecretServiceStore(configuration: configuration)
+            // Guarded: another test's daemon restart must wait for each operation, not hit it.
+            return try TestKeyring.store(.collectionPerGroup) { $0.deviceLock = provider }
         }
     }
 }

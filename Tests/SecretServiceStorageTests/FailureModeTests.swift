@@ -145,9 +145,24 @@ struct FailureModeTests {
         }
     }
 
+    /// The harness's own guard: one hazard test once opened an unguarded store outside any
+    /// access, and a daemon restart by a test here hit its operations (CI: errSecItemNotFound
+    /// and NoReply in `everyHazardComparesWithoutPrintingSecrets`).
+    @Test("the shared keyring unguarded, outside shared or exclusive access, is refused")
+    func unguardedNeedsAccess() throws {
+        #expect(throws: TestKeyring.MisuseError.unguardedOutsideAccess) { try TestKeyring.unguardedStore() }
+        #expect(throws: TestKeyring.MisuseError.unguardedOutsideAccess) { try TestKeyring.busAddress() }
+        let group = TestKeyring.uniqueGroup("access")
+        try TestKeyring.withSharedAccess {
+            try TestKeyring.unguardedStore().add(Fixture.item(group, "a"))
+            #expect(try TestKeyring.busAddress().hasPrefix("unix:"))
+        }
+        #expect(try TestKeyring.store().delete(matching: Fixture.all(group)) == 1)
+    }
+
     @Test("a store for a second bus is refused: a process talks to one session bus")
     func oneBusPerProcess() throws {
-        _ = try TestKeyring.keyring()
+        let bus = try TestKeyring.withSharedAccess { try TestKeyring.busAddress() }
         let error = #expect(throws: StorageError.self) {
             try SecretServiceStore(configuration: .init(busAddress: "unix:path=/nonexistent/shared-keychain/bus"))
         }
@@ -157,6 +172,6 @@ struct FailureModeTests {
         }
         #expect(message.contains("one session bus per process"))
         // The bus in use is fine.
-        _ = try SecretServiceStore(configuration: .init(busAddress: try TestKeyring.keyring().busAddress))
+        _ = try SecretServiceStore(configuration: .init(busAddress: bus))
     }
 }

@@ -13,9 +13,7 @@ struct ShardTests {
     /// ``TestKeyring/withSharedAccess(_:)`` so no other test restarts the daemon meanwhile.
     /// (Without it, one CI run lost the daemon mid-test and another miscounted a shard.)
     static func store(capacity: Int = 2) throws -> SecretServiceStore {
-        var configuration = try TestKeyring.keyring().storeConfiguration()
-        configuration.shardCapacity = capacity
-        return try SecretServiceStore(configuration: configuration)
+        try TestKeyring.unguardedStore(.collectionPerGroup) { $0.shardCapacity = capacity }
     }
 
     /// How many items each of the group's shard collections holds, by searching each one.

@@ -21,7 +21,7 @@ struct StorageContractTests {
         try TestKeyring.withSharedAccess {
             // Looks for other clients' items on every operation (the default trusts a look for 1 s).
             let store = try TestKeyring.unguardedStore(layout) { $0.foreignItemsRecheckInterval = 0 }
-            let bus = try TestKeyring.keyring().busAddress
+            let bus = try TestKeyring.busAddress()
             let group = TestKeyring.uniqueGroup("contract")
             try store.add(Fixture.item(group, "ours", "mail"))
             try self.store(group, label: "Their token", secret: "plain-secret", [
@@ -65,7 +65,7 @@ struct StorageContractTests {
     func malformedExternalItemsAreRefusedClearly(layout: TestKeyring.Layout) throws {
         try TestKeyring.withSharedAccess {
             let store = try TestKeyring.unguardedStore(layout) { $0.foreignItemsRecheckInterval = 0 }
-            let bus = try TestKeyring.keyring().busAddress
+            let bus = try TestKeyring.busAddress()
             let group = TestKeyring.uniqueGroup("malformed")
             try self.store(group, label: "bad", secret: "x", ["account": "a", "service": "s", "generic": "not base64!"], bus: bus)
             let error = #expect(throws: StorageError.self) { try store.items(matching: ItemQuery(groups: [group]), limit: nil) }
@@ -105,7 +105,7 @@ struct StorageContractTests {
     /// adopt never does.
     @Test func aNewStoreSeesANewItemAndOneThatDoesNotAdoptNever() throws {
         try TestKeyring.withSharedAccess {
-            let bus = try TestKeyring.keyring().busAddress
+            let bus = try TestKeyring.busAddress()
             let group = TestKeyring.uniqueGroup("recheck")
             try TestKeyring.unguardedStore(.collectionPerGroup).add(Fixture.item(group, "ours", "s"))
             try store(group, label: "late", secret: "late-secret", ["account": "late", "service": "s"], bus: bus)
@@ -121,7 +121,7 @@ struct StorageContractTests {
     func ourSecretIsAnEnvelopeWithAOneLineWayOut(layout: TestKeyring.Layout) throws {
         try TestKeyring.withSharedAccess {
             let store = try TestKeyring.unguardedStore(layout)
-            let bus = try TestKeyring.keyring().busAddress
+            let bus = try TestKeyring.busAddress()
             let group = TestKeyring.uniqueGroup("oneliner")
             var item = Fixture.item(group, "alice", "rt")
             item.data = Data("the-plain-secret".utf8)

@@ -19,7 +19,7 @@ struct DeviceLockConformanceTests {
     final class Rig: Sendable {
         let state = LockState()
         let keychain: Keychain
-        let keyringStore: SecretServiceStore?
+        let keyringStore: GuardedStore?
         let group: String
 
         init(_ backend: Backend) throws {
@@ -33,10 +33,9 @@ struct DeviceLockConformanceTests {
                 store = InMemoryStore(deviceLock: provider)
                 keyringStore = nil
             default:
-                var configuration = try TestKeyring.keyring().storeConfiguration()
-                configuration.deviceLock = provider
-                if backend == .secretServiceSmallShards { configuration.shardCapacity = 2 }
-                let keyring = try SecretServiceStore(configuration: configuration)
+                let keyring = try TestKeyring.store(backend == .secretServiceSmallShards ? .smallShards : .collectionPerGroup) {
+                    $0.deviceLock = provider
+                }
                 store = keyring
                 keyringStore = keyring
             }
