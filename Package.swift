@@ -37,6 +37,8 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev", "libglib2.0-dev"])]
         ),
+        // Layer 0: pidfd_open(2), to wait for a daemon's exit as an event rather than by polling.
+        .target(name: "CProcessExit"),
         // Layer 1: storage backends behind one protocol.
         .target(
             name: "KeychainStorage",
@@ -47,6 +49,7 @@ let package = Package(
             name: "SecretServiceStorage",
             dependencies: [
                 "CLibsecret",
+                "CProcessExit",
                 "KeychainStorage",
                 .product(name: "Logging", package: "swift-log"),
             ],

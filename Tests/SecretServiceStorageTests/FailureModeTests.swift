@@ -1,7 +1,7 @@
 import Foundation
 import KeychainStorage
 import KeychainTestSupport
-import SecretServiceStorage
+@testable import SecretServiceStorage
 import Testing
 
 /// Locked collections, hung and missing daemons, restarts. Tests that stop or freeze the shared
@@ -44,7 +44,7 @@ struct FailureModeTests {
                 // Restore the login collection for everyone else: --unlock happens at daemon start.
                 if let pid = keyring.status().pid {
                     kill(pid, SIGTERM)
-                    _ = Processes.waitForExit(pid)
+                    _ = ProcessTable.waitForExit(pid, named: "gnome-keyring-daemon", seconds: 10)
                 }
                 _ = try? keyring.start()
             }
@@ -93,7 +93,7 @@ struct FailureModeTests {
             try restarting.add(item)
             let pid = try #require(keyring.status().pid)
             kill(pid, SIGTERM)
-            #expect(Processes.waitForExit(pid))
+            #expect(ProcessTable.waitForExit(pid, named: "gnome-keyring-daemon", seconds: 10))
             defer { _ = try? keyring.start() }
 
             let error = #expect(throws: StorageError.self) { try plain.items(matching: Fixture.all(group), limit: nil) }
@@ -128,7 +128,7 @@ struct FailureModeTests {
 
             let before = try #require(keyring.status().pid)
             kill(before, SIGKILL)
-            #expect(Processes.waitForExit(before))
+            #expect(ProcessTable.waitForExit(before, named: "gnome-keyring-daemon", seconds: 10))
             let after = try keyring.start()
             #expect(after.running && after.pid != before)
 

@@ -77,4 +77,24 @@ struct InternalsTests {
             .description
         #expect(message.contains("apt-get install gnome-keyring"))
     }
+
+    @Test("waiting for a process's exit ends when it exits, and is bounded while it runs")
+    func waitForExit() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/cat")
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let pid = process.processIdentifier
+        // cat runs until its input closes.
+        #expect(!ProcessTable.waitForExit(pid, named: "cat", seconds: 0.1))
+        #expect(ProcessTable.isRunning(pid, named: "cat"))
+        // Another program's name is not this process, whatever runs under the pid.
+        #expect(!ProcessTable.isRunning(pid, named: "gnome-keyring-daemon"))
+        try input.fileHandleForWriting.close()
+        #expect(ProcessTable.waitForExit(pid, named: "cat", seconds: 10))
+        process.waitUntilExit()
+        #expect(ProcessTable.waitForExit(pid, named: "cat", seconds: 10))
+    }
 }

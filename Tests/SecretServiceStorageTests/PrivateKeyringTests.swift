@@ -1,5 +1,5 @@
 import Foundation
-import SecretServiceStorage
+@testable import SecretServiceStorage
 import Testing
 
 /// The embedded keyring's lifecycle, each test on a keyring (bus and daemon) of its own. Items
@@ -17,8 +17,8 @@ struct PrivateKeyringTests {
         #expect(started.running)
         let pid = try #require(started.pid)
         let busPid = try #require(started.busPid)
-        #expect(Processes.isRunning(pid))
-        #expect(Processes.isRunning(busPid))
+        #expect(ProcessTable.isRunning(pid, named: "gnome-keyring-daemon"))
+        #expect(ProcessTable.isRunning(busPid, named: "dbus-daemon"))
         #expect(started.bus == keyring.busAddress)
         #expect(started.stateDirectory == directory.standardizedFileURL.path)
 
@@ -36,8 +36,8 @@ struct PrivateKeyringTests {
         let stopped = try keyring.stop()
         #expect(!stopped.running)
         #expect(stopped.pid == nil)
-        #expect(Processes.waitForExit(pid))
-        #expect(Processes.waitForExit(busPid))
+        #expect(ProcessTable.waitForExit(pid, named: "gnome-keyring-daemon", seconds: 10))
+        #expect(ProcessTable.waitForExit(busPid, named: "dbus-daemon", seconds: 10))
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("bus").path))
         // Stopping a stopped keyring is fine.
         #expect(try keyring.stop().running == false)
@@ -84,7 +84,7 @@ struct PrivateKeyringTests {
         // kill -9 the daemon: the next start brings it back on the same bus, items intact.
         let pid = try #require(second.pid)
         kill(pid, SIGKILL)
-        #expect(Processes.waitForExit(pid))
+        #expect(ProcessTable.waitForExit(pid, named: "gnome-keyring-daemon", seconds: 10))
         #expect(keyring.status().running == false)
         let third = try keyring.start()
         #expect(third.running)

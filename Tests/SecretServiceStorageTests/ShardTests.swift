@@ -124,7 +124,7 @@ struct ShardTests {
 
             let before = try #require(keyring.status().pid)
             kill(before, SIGKILL)
-            #expect(Processes.waitForExit(before))
+            #expect(ProcessTable.waitForExit(before, named: "gnome-keyring-daemon", seconds: 10))
             _ = try keyring.start()
             // A store meeting the shards for the first time in this daemon run unlocks them all.
             let fresh = try Self.store()

@@ -54,23 +54,3 @@ enum SecretTool {
         return Output(status: process.terminationStatus, text: String(decoding: data, as: UTF8.self))
     }
 }
-
-enum Processes {
-    /// Waits (bounded) until `pid` no longer runs; zombies count as gone.
-    static func waitForExit(_ pid: Int32, seconds: Double = 10) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while isRunning(pid) {
-            if Date() >= deadline { return false }
-            usleep(2_000)
-        }
-        return true
-    }
-
-    static func isRunning(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return false }
-        let state = stat[stat.index(after: close)...].split(separator: " ").first
-        return state != "Z" && state != "X"
-    }
-}

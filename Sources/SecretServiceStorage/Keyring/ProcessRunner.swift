@@ -1,4 +1,5 @@
 import CLibsecret
+import CProcessExit
 import Foundation
 
 /// Runs a short-lived program that may fork a daemon, with a bounded wait.
@@ -158,9 +159,27 @@ enum ProcessTable {
         _ = waitForExit(pid, named: name, seconds: 2)
     }
 
-    /// Polls until the process is gone; false when it is still there at the deadline.
+    /// Waits until the process is gone; false when it is still there at the deadline. The
+    /// daemons are not our children (they daemonize), so `waitpid` cannot wait for them; a
+    /// pidfd turns readable when the process exits. Polls `/proc` where there are no pidfds.
     static func waitForExit(_ pid: Int32, named name: String, seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
+        let descriptor = sk_pidfd_open(pid)
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            // Checked after the open: the pidfd is now of this very process, not of a reuse of its pid.
+            guard isRunning(pid, named: name) else { return true }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            while true {
+                let milliseconds = Int32(min(max(deadline.timeIntervalSinceNow, 0), 86_400) * 1000)
+                let ready = poll(&entry, 1, milliseconds)
+                if ready > 0 { return true }
+                if ready == 0 { return !isRunning(pid, named: name) }
+                guard errno == EINTR else { break }
+            }
+        } else if errno == ESRCH {
+            return true
+        }
         var pause: UInt32 = 1_000
         while isRunning(pid, named: name) {
             if Date() >= deadline { return false }
