@@ -163,7 +163,7 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible, St
         case .unreadable(let path, let reason):
             "cannot use the device registry \(path): \(reason)"
         case .suiteFailsCheck(let manifest, let errors, let first):
-            "\(manifest) fails `suite check` with \(errors) error\(errors == 1 ? "" : "s") (first: \(first)); nothing was installed"
+            "\(manifest) fails `suite check` with \(errors.counted("error")) (first: \(first)); nothing was installed"
         case .notInstalled(let bundleID, let installed):
             "\(bundleID) is not installed on this device; installed: \(installed.isEmpty ? "none" : installed.joined(separator: ", ")). Install it with `shared-keychain device install --suite DIR`"
         case .identityMismatch(let bundleID, let installed, let declared):

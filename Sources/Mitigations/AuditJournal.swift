@@ -116,7 +116,7 @@ public struct AuditEntry: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `2026-11-22T04:50:02Z com.contoso.calendar delete (refused) in G: 7 items (created by com.contoso.mail 7), query: ...`.
     public var description: String {
         let owners = creators.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        return "\(time.formatted(.iso8601)) \(app)\(adHoc == true ? " (ad-hoc)" : "") \(operation) (\(outcome.rawValue)) in \(group): \(itemCount) item\(itemCount == 1 ? "" : "s")"
+        return "\(time.formatted(.iso8601)) \(app)\(adHoc == true ? " (ad-hoc)" : "") \(operation) (\(outcome.rawValue)) in \(group): \(itemCount.counted("item"))"
             + (owners.isEmpty ? "" : " (created by \(owners))") + ", query: \(query)"
     }
 }

@@ -34,7 +34,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// `group 'G': 7 items taken at T`; never data.
     public var description: String {
-        "group '\(group)': \(items.count) item\(items.count == 1 ? "" : "s") taken at \(takenAt.formatted(.iso8601))"
+        "group '\(group)': \(items.count.counted("item")) taken at \(takenAt.formatted(.iso8601))"
     }
 
     /// Puts back every item of the snapshot that is missing from the store, with its dates and
@@ -168,7 +168,7 @@ public struct RestoreResult: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// `restored 7 items to group 'G' (1 already present)`.
     public var description: String {
-        "restored \(restored) item\(restored == 1 ? "" : "s") to group '\(group)'"
+        "restored \(restored.counted("item")) to group '\(group)'"
             + (alreadyPresent > 0 ? " (\(alreadyPresent) already present, kept as they are)" : "")
     }
 }

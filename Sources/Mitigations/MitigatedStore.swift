@@ -186,7 +186,7 @@ public struct DeleteRefusal: Error, Sendable, Hashable, StatusReporting, CustomS
     public var message: String {
         let owners = creators.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         let who = privileged.isEmpty ? "no app is privileged there" : "only \(privileged.joined(separator: ", ")) may"
-        return "guarded delete refused \(app) deleting \(refused) of \(matched) item\(matched == 1 ? "" : "s") in group '\(group)': "
+        return "guarded delete refused \(app) deleting \(refused) of \(matched.counted("item")) in group '\(group)': "
             + "they were created by other apps (\(owners)); \(who). Nothing was deleted."
     }
 

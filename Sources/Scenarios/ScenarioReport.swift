@@ -119,7 +119,7 @@ public struct JobTally: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// `12 runs, 9 ok, 3 failed (interaction_required 3)`.
     public var description: String {
-        var text = "\(runs) run\(runs == 1 ? "" : "s"), \(ok) ok, \(failed) failed"
+        var text = "\(runs.counted("run")), \(ok) ok, \(failed) failed"
         if !failures.isEmpty {
             text += " (" + failures.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
         }

@@ -223,3 +223,11 @@ public struct WrittenDuration: Sendable, Hashable, Codable, Comparable, CustomSt
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.seconds < rhs.seconds }
 }
+
+extension Int {
+    /// The count with its noun, plural unless it is one: `1.counted("item")` is "1 item",
+    /// `3.counted("item")` "3 items". For the lines people read (reports, CLI output).
+    public func counted(_ noun: String) -> String {
+        "\(self) \(noun)\(self == 1 ? "" : "s")"
+    }
+}

@@ -52,7 +52,7 @@ public struct IntentJournal: Sendable {
         /// `interrupted token wipe by com.x at T: 5 of 7 items removed, 2 remain (query: ...)`.
         public var description: String {
             "interrupted \(intent.operation) by \(intent.app) at \(intent.time.formatted(.iso8601)): "
-                + "\(removed.count) of \(intent.keys.count) item\(intent.keys.count == 1 ? "" : "s") removed, "
+                + "\(removed.count) of \(intent.keys.count.counted("item")) removed, "
                 + "\(remaining.count) remain\(remaining.count == 1 ? "s" : "") (query: \(intent.query))"
         }
     }

@@ -46,17 +46,13 @@ public struct SuiteReport: Sendable, Hashable {
 
     /// `2 errors, 1 warning`, with `, 3 info` when there is any.
     public var summaryLine: String {
-        var line = "\(Self.counted(errorCount, "error")), \(Self.counted(warningCount, "warning"))"
+        var line = "\(errorCount.counted("error")), \(warningCount.counted("warning"))"
         if infoCount > 0 { line += ", \(infoCount) info" }
         return line
     }
 
     private func count(_ severity: Severity) -> Int {
         findings.count { $0.severity == severity }
-    }
-
-    static func counted(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 }
 
@@ -87,7 +83,7 @@ extension SuiteReport {
     /// The report for people: each app with its findings (or `ok`), then suite-wide findings,
     /// then the summary line.
     public var text: String {
-        var lines = ["suite \(manifest): \(Self.counted(apps.count, "app"))", ""]
+        var lines = ["suite \(manifest): \(apps.count.counted("app"))", ""]
         for app in apps {
             lines.append(app.name.map { "\($0) (\(app.app))" } ?? app.app)
             lines += Self.lines(for: findings(for: app.app))
@@ -176,8 +172,8 @@ public struct SuiteCheckFailure: Error, Sendable, Hashable, StatusReporting {
     /// `suite check of <manifest> found N errors`.
     public var message: String {
         let counts = strict
-            ? "\(SuiteReport.counted(errorCount, "error")) and \(SuiteReport.counted(warningCount, "warning")) (--strict)"
-            : SuiteReport.counted(errorCount, "error")
+            ? "\(errorCount.counted("error")) and \(warningCount.counted("warning")) (--strict)"
+            : errorCount.counted("error")
         return "suite check of \(manifest) found \(counts)"
     }
 }

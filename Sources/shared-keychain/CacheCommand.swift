@@ -71,7 +71,7 @@ struct CacheImportCommand: ReportingCommand {
         if global.json {
             Output.printJSON(["imported": written])
         } else {
-            Output.standardOutput.write("imported \(written) item\(written == 1 ? "" : "s")\n")
+            Output.standardOutput.write("imported \(written.counted("item"))\n")
         }
     }
 }

@@ -58,7 +58,7 @@ struct DeviceAppsCommand: ReportingCommand {
             [app.bundleID, app.identity.teamID.rawValue, app.clientID, app.identity.accessGroupNames.joined(separator: ",")]
         }
         Output.standardOutput.write(Table(header: ["APP", "TEAM", "CLIENT ID", "ACCESS GROUPS"], rows: rows).rendered)
-        Output.standardOutput.write("\(apps.count) app\(apps.count == 1 ? "" : "s") installed\n")
+        Output.standardOutput.write("\(apps.count.counted("app")) installed\n")
     }
 }
 

@@ -169,7 +169,7 @@ struct ItemUpdateCommand: ReportingCommand {
         if global.json {
             Output.printJSON(["updated": count])
         } else {
-            Output.standardOutput.write("updated \(count) item\(count == 1 ? "" : "s")\n")
+            Output.standardOutput.write("updated \(count.counted("item"))\n")
         }
     }
 }
@@ -211,7 +211,7 @@ struct ItemDeleteCommand: ReportingCommand {
         if global.json {
             Output.printJSON(["deleted": count])
         } else {
-            Output.standardOutput.write("deleted \(count) item\(count == 1 ? "" : "s")\n")
+            Output.standardOutput.write("deleted \(count.counted("item"))\n")
         }
     }
 }
@@ -244,7 +244,7 @@ struct ItemListCommand: ReportingCommand {
             return
         }
         Output.standardOutput.write(ItemJSON.table(items))
-        Output.standardOutput.write("\(items.count) item\(items.count == 1 ? "" : "s")\n")
+        Output.standardOutput.write("\(items.count.counted("item"))\n")
     }
 }
 

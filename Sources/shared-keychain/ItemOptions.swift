@@ -150,7 +150,7 @@ struct DryRunOptions: ParsableArguments {
             return
         }
         Output.standardOutput.write(ItemJSON.table(items))
-        Output.standardOutput.write("would delete \(items.count) item\(items.count == 1 ? "" : "s") (dry run: nothing was deleted)\n")
+        Output.standardOutput.write("would delete \(items.count.counted("item")) (dry run: nothing was deleted)\n")
     }
 
     private struct DryRunJSON: Encodable {

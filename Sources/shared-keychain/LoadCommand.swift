@@ -100,7 +100,7 @@ struct LoadCommand: ReportingCommand {
                 Output.standardError.write("signing in \(configuration.prefillAccounts) accounts before the run...\n")
             }
             let runner = try LoadRunner(configuration: configuration, store: session.store)
-            let progress = ProgressLine(label: "\(count) app\(count == 1 ? "" : "s")", expected: configuration)
+            let progress = ProgressLine(label: "\(count.counted("app"))", expected: configuration)
             let result = threads
                 ? try runner.runInThreads(progress: progress.update)
                 : try runner.runInProcesses(fleet: fleet(configuration), progress: progress.update)
@@ -209,7 +209,7 @@ struct LoadReportText {
         let loop = report.requestedRate.map { "open loop at \(format($0)) ops/s requested, \(format(report.throughput)) achieved" }
             ?? "closed loop"
         var text = """
-            \(configuration.apps) app\(configuration.apps == 1 ? "" : "s") as \(report.mode.rawValue) on \(report.backend), \
+            \(configuration.apps.counted("app")) as \(report.mode.rawValue) on \(report.backend), \
             mix \(configuration.mix), \(what), \(loop), \(String(format: "%.2f", report.seconds)) s measured
 
             """

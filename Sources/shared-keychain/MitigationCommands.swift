@@ -36,7 +36,7 @@ struct SnapshotCommand: ReportingCommand {
         if global.json {
             Output.printJSON(SnapshotSummary(group: group, items: snapshot.items.count, file: output))
         } else {
-            Output.standardOutput.write("wrote \(snapshot.items.count) item\(snapshot.items.count == 1 ? "" : "s") of group \(group) to \(output) (mode 0600)\n")
+            Output.standardOutput.write("wrote \(snapshot.items.count.counted("item")) of group \(group) to \(output) (mode 0600)\n")
         }
     }
 }
@@ -119,7 +119,7 @@ struct AuditCommand: ReportingCommand {
             Output.standardOutput.write("\(deletion)\n")
         }
         if acknowledgeInterrupted, !interrupted.isEmpty {
-            Output.standardOutput.write("acknowledged \(interrupted.count) interrupted delete\(interrupted.count == 1 ? "" : "s")\n")
+            Output.standardOutput.write("acknowledged \(interrupted.count.counted("interrupted delete"))\n")
         }
         let rows = entries.map { entry in
             [entry.time.formatted(.iso8601), entry.app + (entry.adHoc == true ? " (ad-hoc)" : ""), entry.operation, entry.outcome.rawValue, String(entry.itemCount),

@@ -91,7 +91,7 @@ struct ScenarioRunCommand: ReportingCommand {
         let runner = ScenarioRunner(scenario: scenario, store: session.store, device: StateDirectoryScenarioDevice(global: global))
         if fresh {
             let emptied = try runner.emptyGroups()
-            Output.standardError.write("emptied the scenario's groups: \(emptied) item\(emptied == 1 ? "" : "s") deleted\n")
+            Output.standardError.write("emptied the scenario's groups: \(emptied.counted("item")) deleted\n")
         }
         let text = ScenarioReportText(scenario: scenario)
         if !global.json {
@@ -192,7 +192,7 @@ struct ScenarioReportText {
     }
 
     func header(mode: String, store: String) -> String {
-        var text = "scenario \(scenario.name): \(scenario.apps.count) app\(scenario.apps.count == 1 ? "" : "s") \(mode) on \(store)\n"
+        var text = "scenario \(scenario.name): \(scenario.apps.count.counted("app")) \(mode) on \(store)\n"
         if let summary = scenario.summary { text += "  \(summary)\n" }
         return text + "\n" + "    TIME  STEP  \(pad("APP"))  OPERATION -> OUTCOME\n"
     }
@@ -215,7 +215,7 @@ struct ScenarioReportText {
         if report.verdicts.isEmpty { text += "  none\n" }
         for verdict in report.verdicts { text += "  \(verdict)\n" }
         let passed = report.verdicts.count - report.failedCount
-        text += "\n\(passed) of \(report.verdicts.count) assertion\(report.verdicts.count == 1 ? "" : "s") passed"
+        text += "\n\(passed) of \(report.verdicts.count.counted("assertion")) passed"
         text += String(format: " in %.2f s", report.seconds) + (report.passed ? "" : ": FAILED") + "\n"
         return text
     }

@@ -150,7 +150,7 @@ struct TokenAccountsCommand: ReportingCommand {
         }
         let rows = accounts.map { [$0.username, $0.homeAccountID, $0.environment, $0.authorityType.rawValue] }
         Output.standardOutput.write(Table(header: ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY"], rows: rows).rendered)
-        Output.standardOutput.write("\(accounts.count) account\(accounts.count == 1 ? "" : "s")\n")
+        Output.standardOutput.write("\(accounts.count.counted("account"))\n")
     }
 }
 
@@ -185,7 +185,7 @@ struct TokenRemoveCommand: ReportingCommand {
         if global.json {
             Output.printJSON(["removed": removed])
         } else {
-            Output.standardOutput.write("removed \(removed) item\(removed == 1 ? "" : "s") for \(account)\n")
+            Output.standardOutput.write("removed \(removed.counted("item")) for \(account)\n")
         }
     }
 }
@@ -214,7 +214,7 @@ struct TokenWipeCommand: ReportingCommand {
         if global.json {
             Output.printJSON(["removed": removed])
         } else {
-            Output.standardOutput.write("wiped \(removed) item\(removed == 1 ? "" : "s") from the shared group\n")
+            Output.standardOutput.write("wiped \(removed.counted("item")) from the shared group\n")
         }
     }
 }

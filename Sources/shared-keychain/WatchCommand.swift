@@ -91,9 +91,9 @@ struct WatchCommand: ReportingCommand {
     /// `watching G (3 items); stops after 5 events; Ctrl-C to stop`, on standard error.
     private func readyLine(_ watch: ItemWatch) -> String {
         let items = watch.initialItemCount
-        var line = "watching \(watch.groups.joined(separator: ", ")) (\(items) item\(items == 1 ? "" : "s"))"
+        var line = "watching \(watch.groups.joined(separator: ", ")) (\(items.counted("item")))"
         var limits: [String] = []
-        if let count { limits.append("\(count) event\(count == 1 ? "" : "s")") }
+        if let count { limits.append("\(count.counted("event"))") }
         if let duration { limits.append("\(duration.formatted()) s") }
         if !limits.isEmpty { line += "; stops after \(limits.joined(separator: " or "))" }
         return line + "; Ctrl-C to stop"
