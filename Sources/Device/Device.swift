@@ -1,4 +1,5 @@
 import Foundation
+import KeychainStorage
 import SharedKeychain
 import SuiteManifest
 
@@ -26,10 +27,12 @@ public struct Device: Sendable {
 
     /// The installed apps, by bundle ID.
     public func apps() throws(DeviceError) -> [InstalledApp] {
-        guard FileManager.default.fileExists(atPath: registry.path) else { return [] }
         let data: Data
-        do { data = try InputValidation.readDocument(at: registry, field: "the device's app registry") } catch {
-            throw .unreadable(path: registry.path, reason: error.message)
+        do throws(PrivateFile.Failure) {
+            guard let read = try PrivateFile.read(registry) else { return [] }
+            data = read
+        } catch {
+            throw .unreadable(path: registry.path, reason: error.description)
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -79,13 +82,16 @@ public struct Device: Sendable {
 
     /// Reads, changes and atomically rewrites the registry under the device lock.
     func update(_ change: (inout [InstalledApp]) throws(DeviceError) -> Void) throws(DeviceError) {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let descriptor: Int32
+        do throws(PrivateFile.Failure) {
+            try PrivateFile.createDirectory(directory)
+            guard let opened = try PrivateFile.openRegular(lockFile.path, flags: O_RDWR | O_CREAT) else {
+                throw PrivateFile.Failure.system(path: lockFile.path, reason: "it vanished while being created")
+            }
+            descriptor = opened
         } catch {
-            throw .unreadable(path: directory.path, reason: error.localizedDescription)
+            throw .unreadable(path: lockFile.path, reason: error.description)
         }
-        let descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .unreadable(path: lockFile.path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else { throw .unreadable(path: lockFile.path, reason: String(cString: strerror(errno))) }
@@ -96,9 +102,11 @@ public struct Device: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         do {
-            try encoder.encode(apps.sorted { $0.bundleID < $1.bundleID }).write(to: registry, options: .atomic)
+            try PrivateFile.write(try encoder.encode(apps.sorted { $0.bundleID < $1.bundleID }), to: registry)
+        } catch let error as PrivateFile.Failure {
+            throw .unreadable(path: registry.path, reason: "cannot write: \(error.description)")
         } catch {
-            throw .unreadable(path: registry.path, reason: "cannot write: \(error.localizedDescription)")
+            throw .unreadable(path: registry.path, reason: "cannot encode: \(error)")
         }
     }
 }
@@ -173,6 +181,18 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible, St
 
     public var status: KeychainStatus { .param }
     public var message: String { description }
+
+    /// A decoding error as a person reads it: what is wrong, and where.
+    static func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        switch decoding {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
 }
 
 /// The broker, Microsoft Authenticator: an app of Microsoft's own team whose keychain group no

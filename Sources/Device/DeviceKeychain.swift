@@ -40,6 +40,8 @@ extension Device {
     /// - Throws: ``PrivateKeyringError`` when the private keyring cannot start,
     ///   ``StorageError`` when the store cannot be set up.
     public func openStore(_ kind: KeyringKind, timeout: Double = 5, logger: Logger) throws -> any ItemStore {
+        // A damaged lock file is named now, rather than met later as "the device is locked".
+        if kind != .user { _ = try lockState() }
         switch kind {
         case .memory:
             return InMemoryStore(deviceLock: lockProvider())

@@ -10,31 +10,41 @@ import Synchronization
 extension Device {
     private var lockStateFile: URL { directory.appendingPathComponent("lock.json") }
 
-    /// The lock state now.
+    /// The lock state now. A file that is not a lock state is an error naming it, never taken
+    /// for a state: fix or remove it (`device unlock` writes a fresh one).
     public func lockState() throws(DeviceError) -> DeviceLockState {
-        guard FileManager.default.fileExists(atPath: lockStateFile.path) else { return .unlocked }
+        let data: Data
+        do throws(PrivateFile.Failure) {
+            guard let read = try PrivateFile.read(lockStateFile, maxBytes: 64 << 10) else { return .unlocked }
+            data = read
+        } catch {
+            throw .unreadable(path: lockStateFile.path, reason: "\(error.description) Remove it and run `shared-keychain device unlock` (or `device lock`) to write a fresh one")
+        }
         do {
-            let data = try InputValidation.readDocument(at: lockStateFile, field: "the device's lock state")
             return try JSONDecoder().decode(DeviceLockState.self, from: data)
         } catch {
-            throw .unreadable(path: lockStateFile.path, reason: "not a lock state (\(error))")
+            throw .unreadable(
+                path: lockStateFile.path,
+                reason: "it is not a lock state (\(DeviceError.describe(error))); remove it and run `shared-keychain device unlock` (or `device lock`) to write a fresh one")
         }
     }
 
-    /// Records `state`, replacing the file atomically.
+    /// Records `state`, replacing the file atomically (0600, in a 0700 directory).
     public func setLockState(_ state: DeviceLockState) throws(DeviceError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            try encoder.encode(state).write(to: lockStateFile, options: .atomic)
+            try PrivateFile.write(try encoder.encode(state), to: lockStateFile)
+        } catch let error as PrivateFile.Failure {
+            throw .unreadable(path: lockStateFile.path, reason: "cannot write the lock state: \(error.description)")
         } catch {
-            throw .unreadable(path: lockStateFile.path, reason: "cannot write the lock state: \(error.localizedDescription)")
+            throw .unreadable(path: lockStateFile.path, reason: "cannot encode the lock state: \(error)")
         }
     }
 
     /// What stores ask before each operation: the file's state, read again only when it
-    /// changed (one `stat` per call). An unreadable file counts as locked, never as unlocked.
+    /// changed (one `stat` per call). An unreadable file counts as locked, never as unlocked;
+    /// ``openStore(_:timeout:logger:)`` checks it first, so a command names the bad file.
     public func lockProvider() -> DeviceLockProvider {
         let cache = LockStateCache(device: self)
         return { cache.current() }

@@ -25,6 +25,17 @@ public protocol ItemStore: Sendable {
 
     /// Deletes every item matching `query`; returns how many were deleted.
     func delete(matching query: ItemQuery) throws(StorageError) -> Int
+
+    /// Refuses, before anything is written, a deletion of `items` (what `query` matches now)
+    /// that a policy around the store would refuse; the refusal is all it records. A caller
+    /// that journals its deletions asks first, so a refused one leaves no intent and no record
+    /// of a deletion. Plain stores allow every deletion.
+    func authorizeDeletion(of items: [StoredItem], matching query: ItemQuery) throws(StorageError)
+}
+
+extension ItemStore {
+    /// Plain stores have no policy: every deletion is allowed.
+    public func authorizeDeletion(of items: [StoredItem], matching query: ItemQuery) throws(StorageError) {}
 }
 
 /// A store that reconnects to a service it lost (a restarted daemon), and counts how often, so

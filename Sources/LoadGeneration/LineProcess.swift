@@ -31,7 +31,7 @@ public final class LineProcess: Sendable {
         let stdin = Pipe()
         let stdout = Pipe()
         errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("sk-child-err-\(UUID().uuidString.prefix(8))")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil, attributes: [.posixPermissions: 0o600])
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = try FileHandle(forWritingTo: errorFile)

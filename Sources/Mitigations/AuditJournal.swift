@@ -21,7 +21,7 @@ public struct AuditJournal: Sendable {
     }
 
     /// The group holding the journal of `group`: `<group>.sharedkeychain-audit`.
-    public static func journalGroup(for group: String) -> String { "\(group).sharedkeychain-audit" }
+    public static func journalGroup(for group: String) -> String { group + AccessGroup.auditJournalSuffix }
 
     /// Appends `entry` to its group's journal.
     public func append(_ entry: AuditEntry) throws(StorageError) {

@@ -65,7 +65,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
     }
 
     /// Writes the snapshot as JSON, readable and writable by the owner only (0600), replacing
-    /// `url` atomically.
+    /// `url` atomically; a `url` that is not a regular file is refused and left untouched.
     public func write(to url: URL) throws(SnapshotError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -75,25 +75,8 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         encoder.dataEncodingStrategy = .base64
         let data: Data
         do { data = try encoder.encode(self) } catch { throw .unwritable(path: url.path, reason: "\(error)") }
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        // Created 0600 from the start (O_EXCL: never someone else's file), so the secrets are
-        // never readable by others, not even for a moment; then renamed over `url` atomically.
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else { throw .unwritable(path: url.path, reason: String(cString: strerror(errno))) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        do {
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw .unwritable(path: url.path, reason: error.localizedDescription)
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw .unwritable(path: url.path, reason: reason)
-        }
+        // Owner-only from the first byte, renamed over `url`; never through a device or symlink.
+        do { try PrivateFile.write(data, to: url) } catch { throw .unwritable(path: url.path, reason: error.description) }
     }
 
     /// Reads a snapshot file.

@@ -79,20 +79,7 @@ public final class MitigatedStore: ItemStore {
             matchedByGroup[group] = try base.items(matching: query.restricted(to: [group]), limit: nil)
         }
         let date = now()
-        for (group, groupPolicy) in watched where groupPolicy.enables(.guardedDelete) && !groupPolicy.isPrivileged(app) {
-            let matched = matchedByGroup[group] ?? []
-            let foreign = matched.filter { $0.creator != app }
-            guard !foreign.isEmpty else { continue }
-            let refusal = DeleteRefusal(
-                app: app, group: group, refused: foreign.count, matched: matched.count,
-                creators: Self.count(foreign), privileged: groupPolicy.privileged)
-            refusals.withLock { $0.append(refusal) }
-            for (audited, auditedPolicy) in watched where auditedPolicy.enables(.audit) {
-                let items = matchedByGroup[audited] ?? []
-                try journal.append(entry(group: audited, query: query, items: items, outcome: .refused, at: date))
-            }
-            throw refusal.storageError
-        }
+        try refuseIfGuarded(query, watched: watched, matchedByGroup: matchedByGroup, at: date)
         // Audited groups get their intent written first, so a process killed during the
         // delete leaves a record of it (`audit` reports it as interrupted).
         var intents: [IntentJournal.Intent] = []
@@ -110,6 +97,35 @@ public final class MitigatedStore: ItemStore {
         }
         for intent in intents { try intentJournal.finish(intent) }
         return deleted
+    }
+
+    /// Refuses in advance a deletion of `items` that guarded delete would refuse, journaling
+    /// the refusal in audited groups and nothing else.
+    public func authorizeDeletion(of items: [StoredItem], matching query: ItemQuery) throws(StorageError) {
+        let watched = query.groups.compactMap { group in policy.policy(for: group).map { (group, $0) } }
+        guard !watched.isEmpty else { return }
+        try refuseIfGuarded(query, watched: watched, matchedByGroup: Dictionary(grouping: items, by: \.group), at: now())
+    }
+
+    /// Throws the refusal (journaled in every audited group of the query) when the delete
+    /// matches other apps' items in a guarded group where this app is not privileged.
+    private func refuseIfGuarded(
+        _ query: ItemQuery, watched: [(String, GroupPolicy)], matchedByGroup: [String: [StoredItem]], at date: Date
+    ) throws(StorageError) {
+        for (group, groupPolicy) in watched where groupPolicy.enables(.guardedDelete) && !groupPolicy.isPrivileged(app) {
+            let matched = matchedByGroup[group] ?? []
+            let foreign = matched.filter { $0.creator != app }
+            guard !foreign.isEmpty else { continue }
+            let refusal = DeleteRefusal(
+                app: app, group: group, refused: foreign.count, matched: matched.count,
+                creators: Self.count(foreign), privileged: groupPolicy.privileged)
+            refusals.withLock { $0.append(refusal) }
+            for (audited, auditedPolicy) in watched where auditedPolicy.enables(.audit) {
+                let items = matchedByGroup[audited] ?? []
+                try journal.append(entry(group: audited, query: query, items: items, outcome: .refused, at: date))
+            }
+            throw refusal.storageError
+        }
     }
 
     private func entry(group: String, query: ItemQuery, items: [StoredItem], outcome: AuditEntry.Outcome, at date: Date) -> AuditEntry {

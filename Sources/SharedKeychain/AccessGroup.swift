@@ -43,6 +43,7 @@ public struct AccessGroup: Hashable, Sendable, Codable, CustomStringConvertible 
         if let reason = Self.problem(with: identifier) {
             throw .malformedGroup(entry: "\(teamID.rawValue).\(identifier)", reason: reason)
         }
+        if Self.isReserved(identifier) { throw .reservedGroup("\(teamID.rawValue).\(identifier)") }
         self.teamID = teamID
         self.identifier = identifier
     }
@@ -86,6 +87,18 @@ public struct AccessGroup: Hashable, Sendable, Codable, CustomStringConvertible 
         self = group
     }
 
+    /// The suffix of the group holding a group's audit journal (`<group>.sharedkeychain-audit`).
+    public static let auditJournalSuffix = ".sharedkeychain-audit"
+    /// The suffix of the group holding a group's deletion intents (`<group>.sharedkeychain-intents`).
+    public static let intentJournalSuffix = ".sharedkeychain-intents"
+
+    /// Whether `name` (a group or its identifier) is one of the emulator's journal groups. No
+    /// app may be entitled to one, so no app can write or erase the record of what apps did;
+    /// only the mitigation layer, which uses the store directly, writes there.
+    public static func isReserved(_ name: String) -> Bool {
+        [auditJournalSuffix, intentJournalSuffix].contains { name.lowercased().hasSuffix($0) }
+    }
+
     /// Why `identifier` is not a usable group identifier, or nil when it is.
     static func problem(with identifier: String) -> String? {
         if identifier.isEmpty { return "the group identifier after the team ID is empty" }
@@ -126,6 +139,7 @@ public struct ApplicationGroup: Hashable, Sendable, Codable, CustomStringConvert
         if let reason = AccessGroup.problem(with: String(rawValue.dropFirst(Self.prefix.count))) {
             throw .malformedGroup(entry: rawValue, reason: reason)
         }
+        if AccessGroup.isReserved(rawValue) { throw .reservedGroup(rawValue) }
         self.rawValue = rawValue
     }
 
@@ -147,6 +161,8 @@ public enum AccessGroupError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidBundleID(String)
     /// More access groups (keychain groups and app groups) than ``AppIdentity/maxAccessGroups``.
     case tooManyGroups(count: Int, limit: Int)
+    /// One of the emulator's journal groups (``AccessGroup/isReserved(_:)``), which no app may use.
+    case reservedGroup(String)
 
     public var description: String {
         switch self {
@@ -158,6 +174,8 @@ public enum AccessGroupError: Error, Sendable, Equatable, CustomStringConvertibl
             "access group '\(entry)' belongs to team \(team), but the app's team is \(appTeam); an app can only be entitled to its own team's groups"
         case .invalidBundleID(let value):
             "'\(value)' is not a bundle ID: use letters, digits, '-' and '.', like 'com.contoso.mail'"
+        case .reservedGroup(let group):
+            "access group '\(group)' is reserved: groups ending in \(AccessGroup.auditJournalSuffix) or \(AccessGroup.intentJournalSuffix) hold the emulator's audit journal and deletion intents, which no app may be entitled to; choose another name"
         case .tooManyGroups(let count, let limit):
             "the app lists \(count) access groups (keychain groups and app groups); at most \(limit) are supported (real apps list a handful; every ungrouped query searches each one)"
         }

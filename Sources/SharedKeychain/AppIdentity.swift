@@ -22,6 +22,8 @@ public struct AppIdentity: Sendable, Hashable, Codable, CustomStringConvertible 
         guard AccessGroup.problem(with: bundleID) == nil, !bundleID.contains("_") else {
             throw .invalidBundleID(bundleID)
         }
+        // The app ID is one of the app's groups: it must not be a journal group either.
+        if AccessGroup.isReserved(bundleID) { throw .reservedGroup("\(teamID.rawValue).\(bundleID)") }
         if let foreign = keychainAccessGroups.first(where: { $0.teamID != teamID }) {
             throw .foreignTeam(entry: foreign.rawValue, team: foreign.teamID.rawValue, appTeam: teamID.rawValue)
         }

@@ -24,7 +24,7 @@ public struct IntentJournal: Sendable {
     }
 
     /// The group holding the intents about `group`.
-    public static func journalGroup(for group: String) -> String { "\(group).sharedkeychain-intents" }
+    public static func journalGroup(for group: String) -> String { group + AccessGroup.intentJournalSuffix }
 
     /// One deletion about to happen. Holds keys (account, service, group), never item data.
     public struct Intent: Sendable, Hashable, Codable {

@@ -87,6 +87,14 @@ public struct Keychain: Sendable {
         return deleted
     }
 
+    /// Asks the store, before anything is written, whether a deletion of `items` (what `query`
+    /// matches now) would be allowed: a policy around the store (guarded delete) refuses it
+    /// here, and the caller writes no intent and no record of a deletion that never happens.
+    public func authorizeDeletion(of items: [KeychainItem], matching query: KeychainQuery) throws(KeychainError) {
+        let scoped = try resolve(query)
+        do { try store.authorizeDeletion(of: items, matching: scoped) } catch { throw KeychainError(error) }
+    }
+
     /// The storage query for `query`: its group checked against the app's entitlements, or all
     /// the app's groups when it names none.
     func resolve(_ query: KeychainQuery) throws(KeychainError) -> ItemQuery {

@@ -60,14 +60,16 @@ public enum ExampleSuite {
             FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
         }
         if !existing.isEmpty, !force { throw .wouldOverwrite(directory: directory.path, files: existing) }
+        for file in files {
+            let url = directory.appendingPathComponent(file.path)
+            do { try PrivateFile.checkReplaceable(url) } catch { throw .writeFailed(file: url.path, reason: error.description) }
+        }
         var written: [URL] = []
         for file in files {
             let url = directory.appendingPathComponent(file.path)
-            do {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try file.contents.write(to: url, options: .atomic)
-            } catch {
-                throw .writeFailed(file: url.path, reason: (error as NSError).localizedDescription)
+            // 0600 files in 0700 folders, like everything the tool writes; never through a link.
+            do { try PrivateFile.write(file.contents, to: url) } catch {
+                throw .writeFailed(file: url.path, reason: error.description)
             }
             written.append(url)
         }

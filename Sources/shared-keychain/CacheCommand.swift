@@ -30,6 +30,10 @@ struct CacheExportCommand: ReportingCommand {
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
+    func checkInputs() throws {
+        if let output { try Output.checkOutputPath(output, option: "--output") }
+    }
+
     func execute() throws {
         // A text file ends with a newline, on standard output and in a file alike.
         let data = try tokens.tokenCache(global, app: app).exportCache(keyStyle: keyStyle) + Data("\n".utf8)
@@ -37,9 +41,7 @@ struct CacheExportCommand: ReportingCommand {
             Output.standardOutput.write(data)
             return
         }
-        guard FileManager.default.createFile(atPath: output, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw UsageFailure(message: "cannot write --output '\(output)'")
-        }
+        try Output.writeFile(data, to: output, option: "--output")
         Output.standardError.write("exported to \(output)\n")
     }
 }

@@ -23,6 +23,7 @@ struct SnapshotCommand: ReportingCommand {
 
     func checkInputs() throws {
         _ = try AccessGroup(group)
+        try Output.checkOutputPath(output, option: "--output")
     }
 
     func execute() throws {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeychainStorage
 import LoadGeneration
 import SecretServiceStorage
 import SharedKeychain
@@ -122,6 +123,21 @@ enum Output {
     }
 
     static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+    /// Refuses an output path (`option` names it) where something other than a regular file
+    /// exists: checked before any work, so nothing is read, written or replaced.
+    static func checkOutputPath(_ path: String, option: String) throws {
+        do { try PrivateFile.checkReplaceable(URL(fileURLWithPath: path)) } catch {
+            throw UsageFailure(message: "\(option): \(error.description)")
+        }
+    }
+
+    /// Writes `data` to the output file `path` (0600, through a temporary file and a rename).
+    static func writeFile(_ data: Data, to path: String, option: String) throws {
+        do { try PrivateFile.write(data, to: URL(fileURLWithPath: path)) } catch {
+            throw UsageFailure(message: "\(option): \(error.description)")
+        }
+    }
 }
 
 extension PrivateKeyringError: StatusReporting {

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainStorage
 import Logging
 
 /// A Secret Service this tool runs itself: a private `dbus-daemon` and a `gnome-keyring-daemon`
@@ -170,7 +171,7 @@ public final class PrivateKeyring: Sendable {
         let executable = try ProcessRunner.find("dbus-daemon", debianPackage: "dbus-daemon")
         try prepareSocketDirectory()
         unlink(socketPath)  // a stale socket of a dead bus
-        try write(busConfiguration(), to: configFile, mode: 0o600)
+        try write(busConfiguration(), to: configFile)
         let result = try ProcessRunner.run(
             executable, ["--config-file=\(configFile.path)", "--fork", "--print-pid"], timeout: startTimeout)
         guard result.status == 0, let pid = result.output.split(whereSeparator: \.isWhitespace).first.flatMap({ Int32($0) })
@@ -324,43 +325,36 @@ public final class PrivateKeyring: Sendable {
     }
 
     private func loadOrCreatePassword() throws(PrivateKeyringError) -> String {
-        let path = passwordFile.path
-        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
-            chmod(path, 0o600)
-            let password = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+        let existing: Data?
+        do { existing = try PrivateFile.read(passwordFile, maxBytes: 4096) } catch {
+            throw .stateDirectory(path: passwordFile.path, reason: error.description)
+        }
+        if let existing {
+            chmod(passwordFile.path, 0o600)
+            let password = String(decoding: existing, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if !password.isEmpty { return password }
         }
         guard let random = FileHandle(forReadingAtPath: "/dev/urandom") else {
-            throw .stateDirectory(path: path, reason: "cannot read /dev/urandom")
+            throw .stateDirectory(path: passwordFile.path, reason: "cannot read /dev/urandom")
         }
         defer { try? random.close() }
         guard let bytes = try? random.read(upToCount: 32), bytes.count == 32 else {
-            throw .stateDirectory(path: path, reason: "cannot read 32 random bytes from /dev/urandom")
+            throw .stateDirectory(path: passwordFile.path, reason: "cannot read 32 random bytes from /dev/urandom")
         }
         let password = bytes.base64EncodedString()
-        try write(password, to: passwordFile, mode: 0o600)
+        try write(password, to: passwordFile)
         return password
     }
 
-    /// Writes a file atomically (temporary file, then rename) with `mode` from the start.
-    private func write(_ text: String, to url: URL, mode: mode_t) throws(PrivateKeyringError) {
-        let temporary = url.path + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard descriptor >= 0 else {
-            throw .stateDirectory(path: url.path, reason: String(cString: strerror(errno)))
-        }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
-        close(descriptor)
-        guard written == bytes.count, synced == 0, rename(temporary, url.path) == 0 else {
-            unlink(temporary)
-            throw .stateDirectory(path: url.path, reason: "cannot write it")
+    /// Writes a state file atomically, 0600 from the start (never through a link or a FIFO).
+    private func write(_ text: String, to url: URL) throws(PrivateKeyringError) {
+        do { try PrivateFile.write(Data(text.utf8), to: url) } catch {
+            throw .stateDirectory(path: url.path, reason: error.description)
         }
     }
 
     private func readState() -> KeyringState? {
-        guard let data = FileManager.default.contents(atPath: stateFile.path) else { return nil }
+        guard let data = try? PrivateFile.read(stateFile, maxBytes: 1 << 20) else { return nil }
         return try? JSONDecoder().decode(KeyringState.self, from: data)
     }
 
@@ -370,14 +364,19 @@ public final class PrivateKeyring: Sendable {
         guard let data = try? encoder.encode(state) else {
             throw .stateDirectory(path: stateFile.path, reason: "cannot encode the keyring state")
         }
-        try write(String(decoding: data, as: UTF8.self), to: stateFile, mode: 0o600)
+        try write(String(decoding: data, as: UTF8.self), to: stateFile)
     }
 
     /// Runs `body` holding an exclusive lock on `keyring.lock` (bounded wait).
     private func withStateLock<T>(_ body: () throws(PrivateKeyringError) -> T) throws(PrivateKeyringError) -> T {
-        let descriptor = open(lockFile.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .stateDirectory(path: lockFile.path, reason: String(cString: strerror(errno)))
+        let descriptor: Int32
+        do throws(PrivateFile.Failure) {
+            guard let opened = try PrivateFile.openRegular(lockFile.path, flags: O_RDWR | O_CREAT) else {
+                throw .system(path: lockFile.path, reason: "it vanished while being created")
+            }
+            descriptor = opened
+        } catch {
+            throw .stateDirectory(path: lockFile.path, reason: error.description)
         }
         defer { close(descriptor) }
         let limit = startTimeout * 4

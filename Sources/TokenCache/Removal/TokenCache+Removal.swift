@@ -15,8 +15,11 @@ extension TokenCache {
         let snapshot = try snapshot()
         let (homeAccountID, targets) = try credentialsRemoved(for: identifier, in: snapshot)
         let query = "credentials of \(homeAccountID) for client \(clientID)"
+        let scope = KeychainQuery(group: accessGroup, account: CacheKey.account(homeAccountID: homeAccountID, environment: environment))
         var deletedRefreshToken = false
-        let deleted = try journaled("token remove", query: query, items: targets.map(\.item), writesWipeRecord: { deletedRefreshToken }) {
+        let deleted = try journaled(
+            "token remove", query: query, scope: scope, items: targets.map(\.item), writesWipeRecord: { deletedRefreshToken }
+        ) {
             () throws(TokenCacheError) -> Int in
             var deleted = 0
             for entry in targets {
@@ -84,7 +87,8 @@ extension TokenCache {
     @discardableResult
     public func wipeAccount(_ identifier: String) throws(TokenCacheError) -> Int {
         let query = try wipeAccountQuery(identifier)
-        return try journaled("token wipe-account", query: query.description, items: try items(matching: query)) { () throws(TokenCacheError) in
+        return try journaled("token wipe-account", query: query.description, scope: query, items: try items(matching: query)) {
+            () throws(TokenCacheError) in
             try deleteAll(query)
         }
     }
@@ -97,7 +101,8 @@ extension TokenCache {
     @discardableResult
     public func wipeCacheForAllAccounts() throws(TokenCacheError) -> Int {
         let query = KeychainQuery(group: accessGroup)
-        return try journaled("token wipe", query: query.description, items: try items(matching: query)) { () throws(TokenCacheError) in
+        return try journaled("token wipe", query: query.description, scope: query, items: try items(matching: query)) {
+            () throws(TokenCacheError) in
             try deleteAll(query)
         }
     }
@@ -105,10 +110,17 @@ extension TokenCache {
     /// Runs `deletion` between an intent and its end in the ``IntentJournal``, writing the wipe
     /// record (when `writesWipeRecord` says so) before the intent goes: a process killed at any
     /// point leaves either the wipe record or an intent that ``interruptedDeletions()`` reports.
+    /// The store's policy is asked first: a refused deletion writes no intent and no record.
+    ///
+    /// - Parameters:
+    ///   - query: the deletion as people read it, for the intent.
+    ///   - scope: the keychain query whose matches include `items`, for the policy.
+    ///   - items: what the deletion will delete.
     func journaled(
-        _ operation: String, query: String, items: [KeychainItem], writesWipeRecord: () -> Bool = { true },
+        _ operation: String, query: String, scope: KeychainQuery, items: [KeychainItem], writesWipeRecord: () -> Bool = { true },
         _ deletion: () throws(TokenCacheError) -> Int
     ) throws(TokenCacheError) -> Int {
+        do { try keychain.authorizeDeletion(of: items, matching: scope) } catch { throw .keychain(error) }
         let journal = IntentJournal(store: keychain.store, now: now)
         let intent: IntentJournal.Intent
         do {

@@ -1,0 +1,122 @@
+import Foundation
+import Mitigations
+import SharedKeychain
+import Testing
+import TokenCache
+
+/// A deletion guarded delete refuses leaves no trace of a deletion: no intent, no wipe record,
+/// and in the audit journal only the refusal (issue 19, finding 3: a refused `token wipe` was
+/// later reported as "interrupted token wipe ... 0 of 13 removed").
+@Suite("Refused deletions write nothing")
+struct RefusedDeletionTests {
+    static let team = "ABCDE12345"
+
+    struct Apps {
+        let store: any ItemStore
+        let group: String
+        let mail: TokenCache
+        let calendar: TokenCache
+
+        init(_ backend: Backend) throws {
+            store = try backend.makeStore()
+            group = "\(RefusedDeletionTests.team).\(UUID().uuidString.prefix(8).lowercased()).adalcache"
+            let policy = MitigationPolicy(groups: [group: .all()])
+            let identifier = String(group.dropFirst(RefusedDeletionTests.team.count + 1))
+            let cache = { [store, group] (bundleID: String) throws -> TokenCache in
+                let identity = try AppIdentity(
+                    bundleID: bundleID, teamID: TeamIdentifier(RefusedDeletionTests.team), keychainAccessGroups: [AccessGroup(group)])
+                let view = MitigatedStore(base: store, app: bundleID, policy: policy)
+                return try TokenCache(
+                    keychain: Keychain(app: identity, store: view),
+                    configuration: TokenCacheConfiguration(clientID: "suite-client", keychainSharingGroup: identifier, familyID: "1"))
+            }
+            mail = try cache("com.contoso.mail")
+            calendar = try cache("com.contoso.calendar")
+        }
+
+        func cleanUp() {
+            _ = try? store.delete(matching: ItemQuery(groups: [
+                group, AuditJournal.journalGroup(for: group), IntentJournal.journalGroup(for: group),
+            ]))
+        }
+    }
+
+    @Test(arguments: Backend.memoryAndKeyring)
+    func aRefusedWipeLeavesNoIntentNoWipeRecordAndOnlyTheRefusal(_ backend: Backend) throws {
+        let apps = try Apps(backend)
+        defer { apps.cleanUp() }
+        try apps.mail.signIn(username: "alice@contoso.com")
+        let before = try apps.store.items(matching: ItemQuery(groups: [apps.group]), limit: nil)
+
+        let error = #expect(throws: TokenCacheError.self) { try apps.calendar.wipeCacheForAllAccounts() }
+        #expect(error.map(DeleteRefusal.isRefusal) == true)
+
+        #expect(try apps.store.items(matching: ItemQuery(groups: [apps.group]), limit: nil) == before)
+        #expect(try apps.calendar.interruptedDeletions().isEmpty)
+        #expect(try apps.calendar.wipeInfo() == nil)
+        let journal = try AuditJournal(store: apps.store).entries(group: apps.group)
+        #expect(journal.map(\.outcome) == [.refused])
+        #expect(journal.map(\.app) == ["com.contoso.calendar"])
+    }
+
+    @Test(arguments: Backend.memoryAndKeyring)
+    func refusedRemoveAndWipeAccountLeaveNoIntentEither(_ backend: Backend) throws {
+        let apps = try Apps(backend)
+        defer { apps.cleanUp() }
+        try apps.mail.signIn(username: "alice@contoso.com")
+
+        // One client ID for the suite: Calendar's remove targets the tokens Mail wrote.
+        #expect(throws: TokenCacheError.self) { try apps.calendar.remove(account: "alice@contoso.com") }
+        #expect(throws: TokenCacheError.self) { try apps.calendar.wipeAccount("alice@contoso.com") }
+        #expect(try apps.calendar.interruptedDeletions().isEmpty)
+        #expect(try apps.calendar.wipeInfo() == nil)
+        #expect(try AuditJournal(store: apps.store).entries(group: apps.group).map(\.outcome) == [.refused, .refused])
+        // The account is still signed in for Mail.
+        #expect(try apps.mail.accounts().map(\.username) == ["alice@contoso.com"])
+    }
+
+    @Test func anAllowedDeletionStillJournalsAndRecords() throws {
+        let apps = try Apps(.memory)
+        try apps.mail.signIn(username: "alice@contoso.com")
+        #expect(try apps.mail.wipeCacheForAllAccounts() > 0)
+        #expect(try apps.mail.interruptedDeletions().isEmpty)
+        #expect(try apps.mail.wipeInfo()?.bundleID == "com.contoso.mail")
+        #expect(try AuditJournal(store: apps.store).entries(group: apps.group).map(\.outcome) == [.deleted])
+    }
+}
+
+/// The journal groups are reserved (issue 19, finding 4): no app may be entitled to one, so
+/// no app can empty the audit journal or the interrupted-delete records.
+@Suite("Reserved journal groups")
+struct ReservedGroupTests {
+    static let team = try! TeamIdentifier("ABCDE12345")
+
+    @Test(arguments: [".sharedkeychain-audit", ".sharedkeychain-intents", ".SharedKeychain-Audit"])
+    func noAppMayBeEntitledToAJournalGroup(_ suffix: String) throws {
+        let journal = "com.microsoft.adalcache" + suffix
+        #expect(throws: AccessGroupError.reservedGroup("ABCDE12345." + journal)) {
+            try AccessGroup(teamID: Self.team, identifier: journal)
+        }
+        #expect(throws: AccessGroupError.self) { try AccessGroup("ABCDE12345." + journal) }
+        let error = #expect(throws: AccessGroupError.self) {
+            try AccessGroup(entitlement: "$(AppIdentifierPrefix)" + journal, teamID: Self.team)
+        }
+        #expect(error?.description.contains("reserved") == true)
+        #expect(throws: AccessGroupError.self) { try ApplicationGroup("group.contoso" + suffix) }
+        #expect(throws: AccessGroupError.self) {
+            try AppIdentity(bundleID: "com.contoso" + suffix.lowercased(), teamID: Self.team)
+        }
+        // Entitlements from a file go through the same check.
+        let entitlements = Entitlements(keychainAccessGroups: ["$(AppIdentifierPrefix)com.microsoft.adalcache", "$(AppIdentifierPrefix)" + journal])
+        #expect(throws: EntitlementsError.self) {
+            try AppIdentity(bundleID: "com.contoso.mail", teamID: Self.team, entitlements: entitlements, source: "mail.entitlements")
+        }
+    }
+
+    @Test func theJournalsUseReservedNames() {
+        #expect(AccessGroup.isReserved(AuditJournal.journalGroup(for: "ABCDE12345.com.microsoft.adalcache")))
+        #expect(AccessGroup.isReserved(IntentJournal.journalGroup(for: "ABCDE12345.com.microsoft.adalcache")))
+        #expect(!AccessGroup.isReserved("ABCDE12345.com.microsoft.adalcache"))
+        #expect(!AccessGroup.isReserved("ABCDE12345.com.contoso.sharedkeychain-auditor"))
+    }
+}
