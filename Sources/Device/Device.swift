@@ -169,7 +169,7 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible, St
     public var description: String {
         switch self {
         case .unreadable(let path, let reason):
-            "cannot use the device registry \(path): \(reason)"
+            "cannot use the device's file \(path): \(reason)"
         case .suiteFailsCheck(let manifest, let errors, let first):
             "\(manifest) fails `suite check` with \(errors.counted("error")) (first: \(first)); nothing was installed"
         case .notInstalled(let bundleID, let installed):
@@ -181,18 +181,6 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible, St
 
     public var status: KeychainStatus { .param }
     public var message: String { description }
-
-    /// A decoding error as a person reads it: what is wrong, and where.
-    static func describe(_ error: any Error) -> String {
-        guard let decoding = error as? DecodingError else { return "\(error)" }
-        switch decoding {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
-        }
-    }
 }
 
 /// The broker, Microsoft Authenticator: an app of Microsoft's own team whose keychain group no

@@ -25,7 +25,7 @@ extension Device {
         } catch {
             throw .unreadable(
                 path: lockStateFile.path,
-                reason: "it is not a lock state (\(DeviceError.describe(error))); remove it and run `shared-keychain device unlock` (or `device lock`) to write a fresh one")
+                reason: "it is not a lock state (\(InputValidation.describe(decodingError: error))); remove it and run `shared-keychain device unlock` (or `device lock`) to write a fresh one")
         }
     }
 

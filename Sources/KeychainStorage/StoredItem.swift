@@ -92,7 +92,13 @@ public struct StoredItem: Sendable, Hashable, Codable {
         creationDate = try container.decode(Date.self, forKey: .creationDate)
         modificationDate = try container.decode(Date.self, forKey: .modificationDate)
         data = try container.decode(Data.self, forKey: .data)
-        version = try container.decodeIfPresent(UInt64.self, forKey: .version) ?? 1
+        // Foundation on Linux reports a negative or huge number as "not valid JSON": name the field.
+        do {
+            version = try container.decodeIfPresent(UInt64.self, forKey: .version) ?? 1
+        } catch {
+            throw DecodingError.dataCorruptedError(
+                forKey: .version, in: container, debugDescription: "the version must be a whole number from 1 to \(Self.maxVersion)")
+        }
         accessibility = try container.decodeIfPresent(Accessibility.self, forKey: .accessibility) ?? .whenUnlocked
         synchronizable = try container.decodeIfPresent(Bool.self, forKey: .synchronizable) ?? false
     }
@@ -100,6 +106,10 @@ public struct StoredItem: Sendable, Hashable, Codable {
     public var primaryKey: PrimaryKey {
         PrimaryKey(group: group, account: account, service: service)
     }
+
+    /// The largest version an item may carry: every JSON reader holds it exactly (2^53 - 1),
+    /// and a billion updates a second would take 285 years to reach it.
+    public static let maxVersion: UInt64 = (1 << 53) - 1
 }
 
 /// What makes a generic-password item unique in Keychain Services: account, service and access

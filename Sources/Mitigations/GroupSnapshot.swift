@@ -79,7 +79,24 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         do { try PrivateFile.write(data, to: url) } catch { throw .unwritable(path: url.path, reason: error.description) }
     }
 
-    /// Reads a snapshot file.
+    /// Dates from 1970 to 9999, the same as `--now`.
+    static let dates = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// Every numeric field in the range the rest of the tool holds it to (a type 2^40 or a
+    /// version that an update would wrap were accepted once), the field named in the error.
+    func checkRanges() throws(KeychainError) {
+        if !Self.dates.contains(takenAt) { throw .invalidParameter("takenAt must be a date from 1970 to 9999; got \(takenAt)") }
+        for (index, item) in items.enumerated() {
+            let field = "items[\(index)]"
+            if let type = item.type { try InputValidation.check(type, "\(field).type", in: 0...Int(UInt32.max)) }
+            try InputValidation.check(item.version, "\(field).version", in: 1...StoredItem.maxVersion)
+            for (name, date) in [("creationDate", item.creationDate), ("modificationDate", item.modificationDate)] where !Self.dates.contains(date) {
+                throw .invalidParameter("\(field).\(name) must be a date from 1970 to 9999; got \(date.timeIntervalSince1970) seconds since 1970")
+            }
+        }
+    }
+
+    /// Reads a snapshot file, every field checked (numbers and dates in range).
     public static func read(from url: URL) throws(SnapshotError) -> GroupSnapshot {
         let data: Data
         do { data = try InputValidation.readDocument(at: url, field: "snapshot") } catch { throw .unreadable(path: url.path, reason: error.message) }
@@ -88,7 +105,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         decoder.dataDecodingStrategy = .base64
         let snapshot: GroupSnapshot
         do { snapshot = try decoder.decode(GroupSnapshot.self, from: data) } catch {
-            throw .invalid(path: url.path, reason: PolicyError.describe(error))
+            throw .invalid(path: url.path, reason: InputValidation.describe(decodingError: error))
         }
         guard snapshot.format == currentFormat else {
             throw .invalid(path: url.path, reason: "format \(snapshot.format) is not supported (expected \(currentFormat))")
@@ -96,6 +113,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         if let stray = snapshot.items.first(where: { $0.group != snapshot.group }) {
             throw .invalid(path: url.path, reason: "an item is in group '\(stray.group)', not the snapshot's group '\(snapshot.group)'")
         }
+        do { try snapshot.checkRanges() } catch { throw .invalid(path: url.path, reason: error.message) }
         return snapshot
     }
 }

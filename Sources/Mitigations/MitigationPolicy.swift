@@ -47,7 +47,7 @@ public struct MitigationPolicy: Sendable, Hashable, Codable {
         do {
             return try JSONDecoder().decode(MitigationPolicy.self, from: data)
         } catch {
-            throw .invalid(path: url.path, reason: PolicyError.describe(error))
+            throw .invalid(path: url.path, reason: InputValidation.describe(decodingError: error))
         }
     }
 }
@@ -119,16 +119,4 @@ public enum PolicyError: Error, Sendable, Equatable, StatusReporting, CustomStri
 
     /// The message.
     public var description: String { message }
-
-    static func describe(_ error: any Error) -> String {
-        guard let decoding = error as? DecodingError else { return "\(error)" }
-        switch decoding {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            let detail = context.debugDescription.hasSuffix(".") ? String(context.debugDescription.dropLast()) : context.debugDescription
-            return (path.isEmpty ? "" : "at '\(path)': ") + detail
-        @unknown default:
-            return "\(decoding)"
-        }
-    }
 }

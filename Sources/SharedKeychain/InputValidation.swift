@@ -123,6 +123,19 @@ public enum InputValidation {
         }
     }
 
+    /// A decoding error as a person reads it: where (`at 'items.3.version': `) and what.
+    public static func describe(decodingError error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        switch decoding {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            let detail = context.debugDescription.hasSuffix(".") ? String(context.debugDescription.dropLast()) : context.debugDescription
+            return (path.isEmpty ? "" : "at '\(path)': ") + detail
+        @unknown default:
+            return "\(decoding)"
+        }
+    }
+
     /// Refuses `data` larger than `limits.maxBytes` (standard input, or bytes already in memory).
     public static func checkSize(_ data: Data, field: String, limits: DocumentLimits = .standard) throws(KeychainError) {
         guard data.count <= limits.maxBytes else {

@@ -57,7 +57,7 @@ struct GlobalOptions: ParsableArguments, CommandOptions {
     @Option(name: .customLong("keyring"), help: "Where items live: private (a gnome-keyring of this tool's own, started on first use), user (the desktop's Secret Service) or memory (this process only).")
     var keyring: KeyringKind = .private
 
-    @Option(name: .customLong("timeout"), help: ArgumentHelp(
+    @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp(
         "Give up on a Secret Service call after this long: 500ms, 5s, 1m; a bare number is seconds.", valueName: "duration"))
     var timeoutDuration = WrittenDuration(seconds: 5)
 
@@ -89,10 +89,17 @@ extension WrittenDuration: ExpressibleByArgument {
     /// `250ms`, `2s`, `10m`, `2h`, or any number of seconds: a number out of range (`nan`,
     /// `1e308`) is kept, so that the option's range check reports it as errSecParam naming the
     /// option and its range, as for every numeric option.
+    /// Spaces, hex (`0x10`, which `Double` would take as 16) and anything else that is not a
+    /// plain number with an optional unit is refused, so the option's error names it.
     public init?(argument: String) {
+        let plain = argument.allSatisfy { $0.isASCII && ($0.isNumber || ".+-eEmsh".contains($0)) }
+        guard plain || ["nan", "inf", "infinity", "-inf", "-infinity"].contains(argument.lowercased()) else { return nil }
         if let parsed = WrittenDuration(parsing: argument) {
             self = parsed
-        } else if let seconds = Double(argument.trimmingCharacters(in: .whitespaces)) {
+        } else if argument.hasPrefix("-"), let magnitude = WrittenDuration(parsing: String(argument.dropFirst())) {
+            // Kept negative, so the range check names the option (`-1` used to read as an option).
+            self.init(seconds: -magnitude.seconds)
+        } else if let seconds = Double(argument) {
             self.init(seconds: seconds)
         } else {
             return nil

@@ -23,7 +23,10 @@ struct KeyringStartCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        let status = try KeychainSession.privateKeyring(global).start()
+        let keyring = KeychainSession.privateKeyring(global)
+        try keyring.start()
+        // Asked again with the probe, so a hung daemon shows as "not responding".
+        let status = keyring.status()
         KeyringStatusCommand.print(status, json: global.json)
     }
 }

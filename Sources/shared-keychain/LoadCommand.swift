@@ -52,13 +52,13 @@ struct LoadCommand: ReportingCommand {
     @Option(name: .customLong("value-size"), help: "Bytes of data per item.")
     var valueSize: Int = 256
 
-    @Option(help: ArgumentHelp("Measured load per app count: 500ms, 10s, 2m; a bare number is seconds.", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Measured load per app count: 500ms, 10s, 2m; a bare number is seconds.", valueName: "duration"))
     var duration = WrittenDuration(seconds: 10)
 
     @Option(help: "Operations per app instead of a duration.")
     var operations: Int?
 
-    @Option(help: ArgumentHelp("Unmeasured warm-up before each measured phase: 500ms, 1s; a bare number is seconds.", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Unmeasured warm-up before each measured phase: 500ms, 1s; a bare number is seconds.", valueName: "duration"))
     var warmup = WrittenDuration(seconds: 1)
 
     @Option(help: "Seed for the apps' random choices (runs repeat for a seed).")

@@ -22,7 +22,7 @@ struct TokenOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Pretend it is this time: ISO 8601 (2026-11-22T10:00:00Z) or epoch seconds.", valueName: "time"))
     var now: String?
 
-    @Option(name: .customLong("token-lifetime"), help: ArgumentHelp(
+    @Option(name: .customLong("token-lifetime"), parsing: .unconditional, help: ArgumentHelp(
         "Lifetime of access tokens the emulated issuer mints: 90s, 60m, 1h; a bare number is seconds.", valueName: "duration"))
     var tokenLifetimeDuration = WrittenDuration(seconds: 3600)
 

@@ -39,7 +39,7 @@ struct WatchCommand: ReportingCommand {
     @Option(help: ArgumentHelp("Exit after printing this many events.", valueName: "n"))
     var count: Int?
 
-    @Option(name: .customLong("for"), help: ArgumentHelp("Exit after this long: 500ms, 30s, 5m; a bare number is seconds.", valueName: "duration"))
+    @Option(name: .customLong("for"), parsing: .unconditional, help: ArgumentHelp("Exit after this long: 500ms, 30s, 5m; a bare number is seconds.", valueName: "duration"))
     var length: WrittenDuration?
 
     /// `--for` in seconds.

@@ -105,6 +105,9 @@ struct InputSafetyTests {
     static let numericCases: [(arguments: [String], option: String)] = [
         (["item", "list", "--timeout", "1e308"], "--timeout"),
         (["item", "list", "--timeout", "nan"], "--timeout"),
+        // Was "Missing value": a negative number looked like an option.
+        (["item", "list", "--timeout", "-1"], "--timeout"),
+        (["token", "accounts", "--client-id", "c", "--token-lifetime", "-5s"], "--token-lifetime"),
         (["token", "accounts", "--client-id", "c", "--token-lifetime", "nan"], "--token-lifetime"),
         (["token", "accounts", "--client-id", "c", "--token-lifetime", "1e300"], "--token-lifetime"),
         (["token", "accounts", "--client-id", "c", "--now", "1e30"], "--now"),
@@ -125,6 +128,14 @@ struct InputSafetyTests {
         let result = try cli.run(arguments + (needsApp ? mail : []))
         #expect(result.status == 10, "\(arguments): \(result.standardError)")
         #expect(result.standardError.contains(option), "\(arguments): \(result.standardError)")
+    }
+
+    @Test("a duration in hex or with spaces is refused naming the option, not read as a number", arguments: ["0x10", " 5", "5 ", "1_0"])
+    func durationSpellings(_ value: String) throws {
+        defer { cli.tearDown() }
+        let result = try cli.run(["item", "list", "--timeout", value] + mail)
+        #expect(result.status != 0, "--timeout '\(value)' was accepted")
+        #expect(result.standardError.contains("--timeout"), "\(result.standardError)")
     }
 
     // MARK: State directory

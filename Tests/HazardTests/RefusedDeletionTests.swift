@@ -120,3 +120,49 @@ struct ReservedGroupTests {
         #expect(!AccessGroup.isReserved("ABCDE12345.com.contoso.sharedkeychain-auditor"))
     }
 }
+
+/// Snapshot files are whatever their holder wrote: every field is range-checked on `restore`,
+/// the error naming the field (issue 19: a type of 2^40, a version of 2^63 that an update
+/// wrapped to 0, years 506713 and -4712 were accepted; a negative version read as "not valid JSON").
+@Suite("Snapshot fields")
+struct SnapshotFieldTests {
+    static let group = "ABCDE12345.com.microsoft.adalcache"
+
+    /// A valid snapshot's JSON with `change` applied to its first item.
+    func file(_ change: (inout [String: Any]) -> Void) throws -> URL {
+        let item = StoredItem(
+            group: Self.group, account: "a", service: "s", creator: "com.contoso.mail", creationDate: Date(), modificationDate: Date(),
+            data: Data("x".utf8))
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UUID().uuidString).json")
+        try GroupSnapshot(group: Self.group, takenAt: Date(), items: [item]).write(to: url)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var items = try #require(object["items"] as? [[String: Any]])
+        change(&items[0])
+        object["items"] = items
+        try JSONSerialization.data(withJSONObject: object).write(to: url)
+        return url
+    }
+
+    static let cases: [(field: String, value: Double)] = [
+        ("type", 1_099_511_627_776), ("type", -1), ("version", 9_223_372_036_854_775_808), ("version", -1), ("version", 0),
+        // Seconds since 2001: the years 506713 and -4712.
+        ("creationDate", 15_927_000_000_000.0), ("modificationDate", -211_845_000_000.0),
+    ]
+
+    @Test("a field out of range is refused naming it", arguments: cases.indices)
+    func outOfRange(_ index: Int) throws {
+        let (field, value) = Self.cases[index]
+        let url = try file { $0[field] = value }
+        defer { try? FileManager.default.removeItem(at: url) }
+        let error = #expect(throws: SnapshotError.self) { try GroupSnapshot.read(from: url) }
+        let message = "\(error.map { "\($0)" } ?? "")"
+        #expect(message.contains(field), "\(message)")
+        #expect(!message.contains("not valid JSON"), "\(message)")
+    }
+
+    @Test func aValidSnapshotReads() throws {
+        let url = try file { $0["type"] = 4_294_967_295 }
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(try GroupSnapshot.read(from: url).items.first?.type == 4_294_967_295)
+    }
+}

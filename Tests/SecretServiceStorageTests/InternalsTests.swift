@@ -6,6 +6,29 @@ import Testing
 
 @Suite("Secret Service internals")
 struct InternalsTests {
+    /// One operation of several D-Bus calls ends within its limit, not one limit per call.
+    @Test("a call inside an operation whose time is up fails at once as a timeout, without running")
+    func operationDeadline() throws {
+        CallDeadline.operation(seconds: 0) {
+            var ran = false
+            let failure = #expect(throws: GLibFailure.self) {
+                try CallDeadline.run(seconds: 5, call: "SearchItems") { _, _ in ran = true }
+            }
+            #expect(failure?.kind == .timedOut)
+            #expect(!ran)
+        }
+        // Inside a longer operation, a call still runs; an inner operation cannot extend an outer one.
+        try CallDeadline.operation(seconds: 60) {
+            var ran = false
+            try CallDeadline.run(seconds: 5, call: "SearchItems") { _, _ in ran = true }
+            #expect(ran)
+            try CallDeadline.operation(seconds: 3600) {
+                let end = try #require(CallDeadline.operationEnd)
+                #expect(ContinuousClock.now.duration(to: end) <= .seconds(60))
+            }
+        }
+    }
+
     @Test("the envelope holds the whole record, binary-safe, with exact dates")
     func envelopeRoundTrip() throws {
         let item = Fixture.item(

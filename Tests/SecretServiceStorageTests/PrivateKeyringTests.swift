@@ -43,6 +43,24 @@ struct PrivateKeyringTests {
         #expect(try keyring.stop().running == false)
     }
 
+    /// Issue 19: a daemon stopped with SIGSTOP let `item list --timeout 5s` run 7.1 s: starting
+    /// (reusing) the keyring asked the hung daemon for 2 s before the command's own call waited
+    /// out its --timeout. Reusing it now asks only the bus; `status()` still probes the daemon.
+    @Test("reusing a running keyring never waits on a hung daemon; status still tells it is hung")
+    func reuseDoesNotProbeAHungDaemon() throws {
+        let directory = Fixture.stateDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyring = PrivateKeyring(stateDirectory: directory)
+        defer { _ = try? keyring.stop() }
+        let pid = try #require(try keyring.start().pid)
+        try #require(kill(pid, SIGSTOP) == 0)
+        defer { kill(pid, SIGCONT) }
+        let reused = try keyring.start()
+        #expect(reused.pid == pid)
+        #expect(reused.state == .running)
+        #expect(keyring.status().state == .notResponding)
+    }
+
     @Test("the state directory is private and the password is created once")
     func privateState() throws {
         let directory = Fixture.stateDirectory()

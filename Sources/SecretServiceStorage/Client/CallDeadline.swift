@@ -7,13 +7,35 @@ import Foundation
 /// The timers live on one private GLib main context, run by one thread for the whole process,
 /// so arming and disarming a timer costs two cheap, thread-safe GLib calls and no thread.
 enum CallDeadline {
-    /// Runs `body` with a cancellable that fires after `seconds`; a GError the body reports is
-    /// turned into a ``GLibFailure`` that knows whether the deadline caused it.
+    /// When the operation the current calls belong to must end: each call gets at most what is
+    /// left of it, so an operation of several calls (a search, then GetSecrets, then a retry
+    /// after a reconnect) ends within its limit, not within one limit per call.
+    @TaskLocal static var operationEnd: ContinuousClock.Instant?
+
+    /// Runs `body` as one operation of at most `seconds` (or less, inside a shorter one).
+    static func operation<T>(seconds: Double, _ body: () throws -> T) rethrows -> T {
+        var end = ContinuousClock.now.advanced(by: .milliseconds(Int64(min(seconds, 86_400) * 1000)))
+        if let outer = operationEnd, outer < end { end = outer }
+        return try $operationEnd.withValue(end, operation: body)
+    }
+
+    /// Runs `body` with a cancellable that fires after `seconds` (or when the operation's time
+    /// is up, if sooner); a GError the body reports is turned into a ``GLibFailure`` that knows
+    /// whether the deadline caused it.
     static func run<T>(
         seconds: Double,
         call: String,
         _ body: (UnsafeMutablePointer<GCancellable>, inout UnsafeMutablePointer<GError>?) -> T
     ) throws(GLibFailure) -> T {
+        var seconds = seconds
+        if let end = operationEnd {
+            let left = ContinuousClock.now.duration(to: end)
+            let leftSeconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+            guard leftSeconds > 0 else {
+                throw GLibFailure(call: call, message: "the operation's time ran out before this call", kind: .timedOut)
+            }
+            seconds = min(seconds, leftSeconds)
+        }
         let cancellable = g_cancellable_new()
         guard let cancellable else { preconditionFailure("g_cancellable_new returned NULL") }
         defer { g_object_unref(cancellable) }

@@ -68,7 +68,8 @@ public final class PrivateKeyring: Sendable {
     // MARK: Lifecycle
 
     /// Starts the keyring unless it runs: reuses a live bus and daemon, restarts the daemon on
-    /// a live bus, or starts both. Idempotent.
+    /// a live bus, or starts both. Idempotent. The status returned does not ask the daemon
+    /// whether it answers (``status()`` does).
     @discardableResult
     public func start() throws(PrivateKeyringError) -> KeyringStatus {
         try prepareDirectories()
@@ -84,7 +85,9 @@ public final class PrivateKeyring: Sendable {
                 if let pid = probe.processID(of: Self.secretServiceName),
                     ProcessTable.isRunning(pid, named: "gnome-keyring-daemon")
                 {
-                    return status(saved: KeyringState(bus: saved.bus, busPid: busPid, keyringPid: pid))
+                    // No call to the daemon here: a hung one would cost every command the probe's
+                    // wait on top of its own --timeout. The command's first call meets it instead.
+                    return status(saved: KeyringState(bus: saved.bus, busPid: busPid, keyringPid: pid), probing: false)
                 }
                 // A daemon that runs without owning the name (stuck starting) would race the new one.
                 if let old = saved.keyringPid {
@@ -109,7 +112,7 @@ public final class PrivateKeyring: Sendable {
             logger.debug(
                 "private keyring started",
                 metadata: ["bus": "\(state.bus)", "pid": "\(state.keyringPid.map(String.init) ?? "?")"])
-            return status(saved: state)
+            return status(saved: state, probing: false)
         }
     }
 
@@ -145,7 +148,9 @@ public final class PrivateKeyring: Sendable {
         status(saved: readState())
     }
 
-    private func status(saved: KeyringState?) -> KeyringStatus {
+    /// - Parameter probing: ask the daemon whether it answers (up to 2 s when it is hung);
+    ///   without the probe a running daemon counts as responding.
+    private func status(saved: KeyringState?, probing: Bool = true) -> KeyringStatus {
         guard let saved, ProcessTable.isRunning(saved.busPid, named: "dbus-daemon") else {
             return KeyringStatus(
                 running: false, responding: false, pid: nil, busPid: nil, bus: saved?.bus ?? busAddress,
@@ -158,7 +163,7 @@ public final class PrivateKeyring: Sendable {
             ProcessTable.isRunning(owner, named: "gnome-keyring-daemon")
         {
             pid = owner
-            responding = probe.answers(Self.secretServiceName)
+            responding = probing ? probe.answers(Self.secretServiceName) : true
         }
         return KeyringStatus(
             running: pid != nil, responding: responding, pid: pid, busPid: saved.busPid, bus: saved.bus,

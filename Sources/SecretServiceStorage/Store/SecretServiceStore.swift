@@ -195,7 +195,20 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
 
     /// Runs `body` with the connected service: reconnects and retries once when the daemon
     /// restarted or vanished, re-runs after an unlock, and maps every failure to a StorageError.
+    /// The whole operation, retries included, gets ``Configuration/timeout``.
     func perform<T>(_ operation: String, _ body: (ServiceHandle) throws -> T) throws(StorageError) -> T {
+        do {
+            return try CallDeadline.operation(seconds: configuration.timeout) { () throws(StorageError) -> T in
+                try performRetrying(operation, body)
+            }
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw .backend(domain: "shared-keychain", code: 0, message: "\(operation): \(error)")
+        }
+    }
+
+    private func performRetrying<T>(_ operation: String, _ body: (ServiceHandle) throws -> T) throws(StorageError) -> T {
         var service: ServiceHandle?
         var reconnected = false
         var reruns = 0
