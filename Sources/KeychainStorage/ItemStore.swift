@@ -31,11 +31,19 @@ public protocol ItemStore: Sendable {
     /// that journals its deletions asks first, so a refused one leaves no intent and no record
     /// of a deletion. Plain stores allow every deletion.
     func authorizeDeletion(of items: [StoredItem], matching query: ItemQuery) throws(StorageError)
+
+    /// The store beneath any policy view: where the tool's own journals (deletion intents,
+    /// undo records) are written, and what a rollback goes through, so that no app's policy
+    /// stops the tool from putting a group back. A plain store is its own.
+    var journalStore: any ItemStore { get }
 }
 
 extension ItemStore {
     /// Plain stores have no policy: every deletion is allowed.
     public func authorizeDeletion(of items: [StoredItem], matching query: ItemQuery) throws(StorageError) {}
+
+    /// A plain store is its own journal store.
+    public var journalStore: any ItemStore { self }
 }
 
 /// A store that reconnects to a service it lost (a restarted daemon), and counts how often, so

@@ -45,6 +45,9 @@ public final class MitigatedStore: ItemStore {
         self.now = now
     }
 
+    /// The base store's: journals are the tool's, beneath every app's policy.
+    public var journalStore: any ItemStore { base.journalStore }
+
     /// The base store's name with `+mitigations`.
     public var name: String { "\(base.name)+mitigations" }
 

@@ -39,6 +39,25 @@ public struct IntentJournal: Sendable {
         public var query: String
         /// The keys the deletion will remove.
         public var keys: [PrimaryKey]
+        /// For a write of many items (a cache import): how to put the group back as it was.
+        /// An intent with one is rolled back, not reported as an interrupted deletion.
+        public var undo: Undo?
+    }
+
+    /// What a many-item write changes, recorded before it starts so that a process killed
+    /// half-way leaves a group that ``rollBack(group:)`` puts back as it was: all or nothing.
+    /// Holds the items it will overwrite, data included: it sits in the journal group, which
+    /// no app may reach, in the same store as the items themselves.
+    public struct Undo: Sendable, Hashable, Codable {
+        /// Items the write will overwrite, as they are now.
+        public var restore: [StoredItem]
+        /// Keys the write will create: absent now.
+        public var remove: [PrimaryKey]
+
+        public init(restore: [StoredItem], remove: [PrimaryKey]) {
+            self.restore = restore
+            self.remove = remove
+        }
     }
 
     /// An intent that was never finished, with what its deletion did before it stopped.
@@ -60,9 +79,20 @@ public struct IntentJournal: Sendable {
     /// Records that `app` is about to delete `items` of `group`; returns the intent to
     /// ``finish(_:)`` once the deletion and its outcome are recorded.
     public func begin(app: String, operation: String, group: String, query: String, items: [StoredItem]) throws(StorageError) -> Intent {
-        let intent = Intent(
+        try record(Intent(
             id: UUID(), time: now(), app: app, operation: operation, group: group, query: query,
-            keys: items.filter { $0.group == group }.map(\.primaryKey))
+            keys: items.filter { $0.group == group }.map(\.primaryKey)))
+    }
+
+    /// Records that `app` is about to write many items of `group`, with `undo` to put the group
+    /// back if it never finishes; returns the intent to ``finish(_:)`` once every item is written.
+    public func beginWrite(app: String, operation: String, group: String, undo: Undo) throws(StorageError) -> Intent {
+        try record(Intent(
+            id: UUID(), time: now(), app: app, operation: operation, group: group,
+            query: "\(undo.restore.count + undo.remove.count) items of group \(group)", keys: [], undo: undo))
+    }
+
+    private func record(_ intent: Intent) throws(StorageError) -> Intent {
         // Dates as exact doubles: ISO 8601 would drop fractions, and the intent's time decides
         // which items predate it.
         let encoder = JSONEncoder()
@@ -71,8 +101,8 @@ public struct IntentJournal: Sendable {
             throw .backend(domain: "IntentJournal", code: 1, message: "cannot encode an intent: \(error)")
         }
         try store.add(StoredItem(
-            group: Self.journalGroup(for: group), account: intent.id.uuidString, service: Self.service,
-            label: "intent: \(app) \(operation)", creator: "sharedkeychain.intent",
+            group: Self.journalGroup(for: intent.group), account: intent.id.uuidString, service: Self.service,
+            label: "intent: \(intent.app) \(intent.operation)", creator: "sharedkeychain.intent",
             creationDate: intent.time, modificationDate: intent.time, data: data))
         FaultPoint.reached("after-intent")
         return intent
@@ -84,21 +114,47 @@ public struct IntentJournal: Sendable {
             groups: [Self.journalGroup(for: intent.group)], account: intent.id.uuidString, service: Self.service))
     }
 
-    /// The unfinished intents about `group`, oldest first, each with what is gone and what
-    /// remains of its keys.
-    public func interrupted(group: String) throws(StorageError) -> [Interrupted] {
+    /// Every unfinished intent about `group`, oldest first.
+    private func unfinished(group: String) throws(StorageError) -> [Intent] {
         let items = try store.items(matching: ItemQuery(groups: [Self.journalGroup(for: group)], service: Self.service), limit: nil)
-        guard !items.isEmpty else { return [] }
         let decoder = JSONDecoder()
         var intents: [Intent] = []
         for item in items {
             do { intents.append(try decoder.decode(Intent.self, from: item.data)) } catch {
-                throw .corruptItem(location: item.primaryKey.description, reason: "not a deletion intent")
+                throw .corruptItem(location: item.primaryKey.description, reason: "not an intent of this tool")
             }
         }
+        return intents.sorted { $0.time < $1.time }
+    }
+
+    /// Puts back, as they were before, the groups' many-item writes that never finished (a
+    /// process killed during a cache import); returns the intents rolled back, oldest first.
+    /// Running it again after it was itself interrupted finishes the job.
+    @discardableResult
+    public func rollBack(group: String) throws(StorageError) -> [Intent] {
+        let writes = try unfinished(group: group).filter { $0.undo != nil }
+        for intent in writes.reversed() {
+            guard let undo = intent.undo else { continue }
+            for key in undo.remove {
+                _ = try store.delete(matching: ItemQuery(groups: [key.group], account: key.account, service: key.service))
+            }
+            for item in undo.restore {
+                _ = try store.delete(matching: ItemQuery(groups: [item.group], account: item.account, service: item.service))
+                try store.add(item)
+            }
+            try finish(intent)
+        }
+        return writes
+    }
+
+    /// The unfinished deletions about `group`, oldest first, each with what is gone and what
+    /// remains of its keys.
+    public func interrupted(group: String) throws(StorageError) -> [Interrupted] {
+        let intents = try unfinished(group: group).filter { $0.undo == nil }
+        guard !intents.isEmpty else { return [] }
         let present = try store.items(matching: ItemQuery(groups: [group]), limit: nil)
         let createdAt = Dictionary(present.map { ($0.primaryKey, $0.creationDate) }, uniquingKeysWith: min)
-        return intents.sorted { $0.time < $1.time }.map { intent in
+        return intents.map { intent in
             // An item created after the intent is a new one, not a survivor.
             let remaining = intent.keys.filter { key in createdAt[key].map { $0 <= intent.time } ?? false }
             let left = Set(remaining)
@@ -110,7 +166,10 @@ public struct IntentJournal: Sendable {
     /// how many there were.
     @discardableResult
     public func acknowledge(group: String) throws(StorageError) -> Int {
-        try store.delete(matching: ItemQuery(groups: [Self.journalGroup(for: group)], service: Self.service))
+        // Deletions only: an unfinished write keeps its undo record until it is rolled back.
+        let deletions = try unfinished(group: group).filter { $0.undo == nil }
+        for intent in deletions { try finish(intent) }
+        return deletions.count
     }
 }
 

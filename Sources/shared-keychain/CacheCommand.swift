@@ -69,7 +69,13 @@ struct CacheImportCommand: ReportingCommand {
         } else {
             data = try InputValidation.readDocument(at: URL(fileURLWithPath: input), field: "--input")
         }
-        let written = try tokens.tokenCache(global, app: app).importCache(data)
+        let cache = try tokens.tokenCache(global, app: app)
+        var progress: ProgressLine?
+        let written = try cache.importCache(data) { written, total in
+            if progress == nil { progress = .counting("cache import", of: total, unit: "items") }
+            progress?.update(written)
+        }
+        progress?.finish()
         if global.json {
             Output.printJSON(["imported": written])
         } else {

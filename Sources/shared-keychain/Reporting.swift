@@ -175,45 +175,61 @@ extension String {
 }
 
 /// A live progress line on standard error: rewritten in place on a terminal, one line a
-/// second otherwise (CI logs).
+/// second otherwise (CI logs). Long runs show it from the start; a command that is usually
+/// quick (`cache import`, `scenario run`) shows it only once it has run `quietFor` seconds.
 final class ProgressLine: Sendable {
-    private let label: String
     private let started = Date()
-    private let total: Double
-    private let unit: String
+    private let quietFor: Double
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private let lastLine = Mutex<Date>(.distantPast)
+    private let shown = Mutex(false)
+    /// The line for `count` done after `elapsed` seconds.
+    private let render: @Sendable (_ count: Int, _ elapsed: Double) -> String
 
-    init(label: String, expected configuration: LoadConfiguration) {
-        self.label = label
-        if let operations = configuration.operations {
-            total = Double(operations * configuration.apps)
-            unit = "calls"
-        } else {
-            total = configuration.warmup + configuration.duration
-            unit = "s"
+    /// - Parameter quietFor: seconds before the first line; `SHARED_KEYCHAIN_PROGRESS_AFTER`
+    ///   in the environment overrides it (tests set 0 to see the line of a short run).
+    init(quietFor: Double = 0, render: @escaping @Sendable (_ count: Int, _ elapsed: Double) -> String) {
+        let override = ProcessInfo.processInfo.environment["SHARED_KEYCHAIN_PROGRESS_AFTER"].flatMap(Double.init)
+        self.quietFor = override.map { $0.isFinite ? max(0, $0) : quietFor } ?? quietFor
+        self.render = render
+    }
+
+    /// `load 2 apps: 4.1/11 s, 812 calls, 198/s`.
+    convenience init(label: String, expected configuration: LoadConfiguration) {
+        let byCalls = configuration.operations.map { $0 * configuration.apps }
+        let seconds = configuration.warmup + configuration.duration
+        self.init { calls, elapsed in
+            let done = byCalls.map { "\(calls)/\($0) calls" } ?? String(format: "%.1f/%.0f s", min(elapsed, seconds), seconds)
+            let rate = elapsed > 0 ? Int(Double(calls) / elapsed) : 0
+            return "load \(label): \(done), \(calls) calls, \(rate)/s"
         }
     }
 
-    func update(_ calls: Int) {
-        let elapsed = Date().timeIntervalSince(started)
-        let done = unit == "s" ? String(format: "%.1f/%.0f s", min(elapsed, total), total) : "\(calls)/\(Int(total)) calls"
-        let rate = elapsed > 0 ? Int(Double(calls) / elapsed) : 0
-        let line = "load \(label): \(done), \(calls) calls, \(rate)/s"
-        if isTerminal {
-            Output.standardError.write("\r\u{1B}[K\(line)")
-        } else {
-            let due = lastLine.withLock { last -> Bool in
-                guard Date().timeIntervalSince(last) >= 1 else { return false }
-                last = Date()
-                return true
-            }
-            if due { Output.standardError.write("\(line)\n") }
+    /// `cache import: 12000/50000 items, 410/s`, from `quietFor` seconds on.
+    static func counting(_ what: String, of total: Int, unit: String, quietFor: Double = 2) -> ProgressLine {
+        ProgressLine(quietFor: quietFor) { count, elapsed in
+            let rate = elapsed > 0 ? Int(Double(count) / elapsed) : 0
+            return "\(what): \(count)/\(total) \(unit), \(rate)/s"
         }
+    }
+
+    func update(_ count: Int) {
+        let elapsed = Date().timeIntervalSince(started)
+        guard elapsed >= quietFor else { return }
+        let due = lastLine.withLock { last -> Bool in
+            // A terminal line is cheap to rewrite, but not a thousand times a second.
+            guard Date().timeIntervalSince(last) >= (isTerminal ? 0.1 : 1) else { return false }
+            last = Date()
+            return true
+        }
+        guard due else { return }
+        shown.withLock { $0 = true }
+        let line = render(count, elapsed)
+        Output.standardError.write(isTerminal ? "\r\u{1B}[K\(line)" : "\(line)\n")
     }
 
     func finish() {
-        if isTerminal { Output.standardError.write("\n") }
+        if isTerminal, shown.withLock({ $0 }) { Output.standardError.write("\n") }
     }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Device
 import Foundation
+import Synchronization
 import KeychainStorage
 import Scenarios
 
@@ -98,9 +99,16 @@ struct ScenarioRunCommand: ReportingCommand {
             Output.standardOutput.write(text.header(mode: inProcess ? "in process" : "as processes", store: session.store.name))
         }
         let json = global.json
+        // Past 2 s, a count on standard error: a step of 2,000 concurrent operations takes a while.
+        let finished = Atomic<Int>(0)
+        let progress = ProgressLine(quietFor: 2) { count, elapsed in
+            "scenario \(scenario.name): \(count.counted("operation")) done in \(Int(elapsed)) s"
+        }
         let report = try runner.run(launcher: inProcess ? .inProcess : .processes(executable: GlobalOptions.executable, arguments: workerArguments(file: file))) { event in
             if !json { Output.standardOutput.write(text.line(event)) }
+            progress.update(finished.add(1, ordering: .relaxed).newValue)
         }
+        progress.finish()
         if json {
             Output.printJSON(report)
         } else {

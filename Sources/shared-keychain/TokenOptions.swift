@@ -70,8 +70,14 @@ struct TokenOptions: ParsableArguments {
             keychainSharingGroup: sharingGroup ?? suiteApp?.keychainGroup.identifier ?? installed?.sharingGroup
                 ?? TokenCacheConfiguration.defaultSharingGroup,
             authorityHost: authorityHost, familyID: familyID ?? suiteApp?.familyID ?? installed?.familyID)
-        return try TokenCache(keychain: keychain, configuration: configuration,
-                              issuer: EmulatedIssuer(accessTokenLifetime: tokenLifetime), now: clock())
+        let cache = try TokenCache(keychain: keychain, configuration: configuration,
+                                   issuer: EmulatedIssuer(accessTokenLifetime: tokenLifetime), now: clock())
+        // A cache import killed half-way is undone before anyone reads the group.
+        for intent in try cache.rollBackInterruptedImports() {
+            Output.standardError.write(
+                "note: rolled back a cache import by \(intent.app) at \(intent.time.formatted(.iso8601)) that never finished; the group is as it was before it\n")
+        }
+        return cache
     }
 
     func secret(_ secret: TokenSecret) -> String { showSecrets ? secret.value : secret.masked }

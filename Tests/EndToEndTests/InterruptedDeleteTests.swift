@@ -105,4 +105,43 @@ struct InterruptedDeleteTests {
         #expect(info["bundleId"] as? String == "com.contoso.calendar")
         #expect(try interrupted(info).isEmpty)
     }
+
+    /// Issue 19: a killed `cache import` of 50,000 tokens left the group partly written. An
+    /// import is all or nothing: killed half-way, the next command that opens the group's
+    /// token cache puts it back as it was, and says so.
+    @Test("cache import killed half-way: the next command rolls the group back to before it")
+    func importKilledHalfWayIsRolledBack() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, calendar) = try apps(cli)
+        // An input of several users, written by the same tool elsewhere.
+        let source = try CLI()
+        defer { source.tearDown() }
+        let (sourceMail, _) = try apps(source)
+        for user in ["bob", "carol", "dave", "erin"] {
+            #expect(try source.run(["token", "signin", "--user", "\(user)@contoso.com"] + sourceMail).status == 0)
+        }
+        let input = source.fixtures.appendingPathComponent("input.json")
+        #expect(try source.run(["cache", "export", "--output", input.path] + sourceMail).status == 0)
+
+        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + mail).status == 0)
+        let before = try cli.run(["cache", "export"] + mail)
+        let itemsBefore = try cli.run(["item", "list", "--json", "--group", group] + mail).output
+
+        try kill(cli, ["cache", "import", "--input", input.path] + calendar, at: "import-midway")
+        let after = try cli.run(["cache", "export"] + mail)
+        #expect(after.status == 0, "\(after.standardError)")
+        #expect(after.standardError.contains("rolled back a cache import by com.contoso.calendar"), "\(after.standardError)")
+        #expect(after.standardOutput == before.standardOutput)
+        #expect(try cli.run(["item", "list", "--json", "--group", group] + mail).output == itemsBefore)
+        // Said once: the undo record is gone.
+        #expect(!(try cli.run(["token", "accounts"] + mail).standardError.contains("rolled back")))
+
+        // Run again to the end, the import writes every item and shows its progress.
+        let imported = try cli.run(["cache", "import", "--input", input.path] + calendar, environment: ["SHARED_KEYCHAIN_PROGRESS_AFTER": "0"])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        #expect(imported.standardError.contains("cache import: "), "\(imported.standardError)")
+        let accounts = try cli.run(["token", "accounts", "--json"] + mail).output
+        for user in ["alice", "bob", "carol", "dave", "erin"] { #expect(accounts.contains("\(user)@contoso.com")) }
+    }
 }

@@ -25,8 +25,15 @@ extension TokenCache {
     /// lacking required fields (named by section and key) nothing is written.
     ///
     /// - Returns: how many items were written.
+    ///
+    /// All or nothing: before the first write, an undo record (the items it will overwrite,
+    /// the keys it will create) goes to the group's intent journal, and it goes once the last
+    /// item is written. A process killed in between leaves the record, and the next import, or
+    /// ``rollBackInterruptedImports()``, puts the group back as it was.
+    ///
+    /// - Parameter progress: called after each item with the count written and the total.
     @discardableResult
-    public func importCache(_ data: Data) throws(TokenCacheError) -> Int {
+    public func importCache(_ data: Data, progress: (_ written: Int, _ total: Int) -> Void = { _, _ in }) throws(TokenCacheError) -> Int {
         // Entitlement first: an app that may not write the group learns that, not whether its
         // input parses, and nothing is read or written.
         guard keychain.app.isEntitled(to: accessGroup) else {
@@ -34,8 +41,34 @@ extension TokenCache {
                 group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroupNames))
         }
         let plan = try CacheImport(data)
-        for write in plan.writes { try store(write.data, at: write.layout) }
+        try rollBackInterruptedImports()
+        let present = Dictionary(
+            try items(matching: KeychainQuery(group: accessGroup)).map { ($0.primaryKey, $0) }, uniquingKeysWith: { first, _ in first })
+        let keys = plan.writes.map { PrimaryKey(group: accessGroup, account: $0.layout.account, service: $0.layout.service) }
+        let undo = IntentJournal.Undo(restore: keys.compactMap { present[$0] }, remove: keys.filter { present[$0] == nil })
+        let journal = IntentJournal(store: keychain.store.journalStore, now: now)
+        let intent: IntentJournal.Intent
+        do { intent = try journal.beginWrite(app: keychain.app.bundleID, operation: "cache import", group: accessGroup, undo: undo) } catch {
+            throw .keychain(.storage(error))
+        }
+        for (index, write) in plan.writes.enumerated() {
+            try store(write.data, at: write.layout)
+            progress(index + 1, plan.writes.count)
+            if index + 1 == plan.writes.count / 2 { FaultPoint.reached("import-midway") }
+        }
+        do { try journal.finish(intent) } catch { throw .keychain(.storage(error)) }
         return plan.writes.count
+    }
+
+    /// Puts the group back as it was before any cache import that never finished (its process
+    /// was killed); returns the imports rolled back, oldest first.
+    @discardableResult
+    public func rollBackInterruptedImports() throws(TokenCacheError) -> [IntentJournal.Intent] {
+        // Only an app of the group may act on it; the others will be refused their own call.
+        guard keychain.app.isEntitled(to: accessGroup) else { return [] }
+        do { return try IntentJournal(store: keychain.store.journalStore, now: now).rollBack(group: accessGroup) } catch {
+            throw .keychain(.storage(error))
+        }
     }
 }
 

@@ -121,7 +121,7 @@ extension TokenCache {
         _ deletion: () throws(TokenCacheError) -> Int
     ) throws(TokenCacheError) -> Int {
         do { try keychain.authorizeDeletion(of: items, matching: scope) } catch { throw .keychain(error) }
-        let journal = IntentJournal(store: keychain.store, now: now)
+        let journal = IntentJournal(store: keychain.store.journalStore, now: now)
         let intent: IntentJournal.Intent
         do {
             intent = try journal.begin(app: keychain.app.bundleID, operation: operation, group: accessGroup, query: query, items: items)
@@ -142,7 +142,7 @@ extension TokenCache {
             throw .keychain(.missingEntitlement(
                 group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroupNames))
         }
-        do { return try IntentJournal(store: keychain.store).interrupted(group: accessGroup) } catch {
+        do { return try IntentJournal(store: keychain.store.journalStore).interrupted(group: accessGroup) } catch {
             throw .keychain(.storage(error))
         }
     }
