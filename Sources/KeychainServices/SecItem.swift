@@ -120,9 +120,12 @@ enum SecItemResult {
         func shaped<T>(_ values: [T]) -> CFTypeRef? {
             many ? values as AnyObject : values.first.map { $0 as AnyObject }
         }
+        // A password has no object for kSecReturnRef: it adds nothing beside other returns.
+        var returns = returns
+        if returns != .reference { returns.remove(.reference) }
         switch returns {
         case .data: return shaped(items.map(\.data))
-        case .persistentRef: return shaped(items.map(PersistentReference.data(for:)))
+        case .persistentRef, .reference: return shaped(items.map(PersistentReference.data(for:)))
         default: return shaped(items.map { dictionary($0, returns) })
         }
     }

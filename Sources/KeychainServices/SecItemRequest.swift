@@ -35,7 +35,11 @@ struct SecItemRequest {
         static let data = Returns(rawValue: 1)
         static let attributes = Returns(rawValue: 2)
         static let persistentRef = Returns(rawValue: 4)
+        /// `kSecReturnRef`: accepted; a password has no object to return, so alone it gives the
+        /// persistent reference, and with others it adds nothing.
+        static let reference = Returns(rawValue: 8)
     }
+
 
     var account: String?
     var service: String?
@@ -56,14 +60,18 @@ struct SecItemRequest {
     var returns: Returns = []
     var limit: MatchLimit = .one
 
-    init(_ dictionary: [String: Any], for purpose: Purpose) throws(SecItemFailure) {
+    /// Reads `dictionary` for `purpose`. A class the emulator does not store (keys,
+    /// certificates, identities) ends the call: errSecItemNotFound for a search, update or
+    /// delete, as on a device that holds none; errSecUnimplemented for an add.
+    init(_ dictionary: CFDictionary, for purpose: Purpose) throws(SecItemFailure) {
+        let dictionary = try Self.entries(of: dictionary)
         if purpose != .update {
             guard let itemClass = dictionary[kSecClass] else {
                 throw .param("the dictionary has no kSecClass; generic passwords need kSecClass: kSecClassGenericPassword")
             }
-            try Self.checkClass(itemClass)
+            try Self.checkClass(itemClass, for: purpose)
         } else if let itemClass = dictionary[kSecClass] {
-            try Self.checkClass(itemClass)
+            try Self.checkClass(itemClass, for: purpose)
         }
         for (key, value) in dictionary {
             try read(key, value, for: purpose)
@@ -73,12 +81,30 @@ struct SecItemRequest {
         }
     }
 
-    private static func checkClass(_ value: Any) throws(SecItemFailure) {
+    /// The dictionary's entries by string key: `as CFDictionary` accepts `[String?: AnyObject]`
+    /// and NSDictionaries, whose keys need not be strings.
+    private static func entries(of dictionary: CFDictionary) throws(SecItemFailure) -> [String: Any] {
+        var entries: [String: Any] = [:]
+        for (key, value) in dictionary {
+            guard let name = key as? String else { throw .param("every key must be a kSec... constant (a string), not \(key)") }
+            entries[name] = value
+        }
+        return entries
+    }
+
+    private static func checkClass(_ value: Any, for purpose: Purpose) throws(SecItemFailure) {
         guard let name = value as? String else { throw .param("kSecClass must be a kSec... class constant (a string)") }
         switch name {
         case kSecClassGenericPassword: return
-        case kSecClassInternetPassword, kSecClassKey, kSecClassCertificate, kSecClassIdentity:
-            throw .unimplemented("only generic passwords (kSecClassGenericPassword) are implemented; '\(name)' is not")
+        case kSecClassKey, kSecClassCertificate, kSecClassIdentity:
+            let className = name == kSecClassKey ? "kSecClassKey" : name == kSecClassCertificate ? "kSecClassCertificate" : "kSecClassIdentity"
+            guard purpose == .add else {
+                // The device holds none: "wipe everything" loops over every class see nothing to do.
+                throw SecItemFailure(status: errSecItemNotFound, message: "no \(className) items exist here: the emulator stores passwords only")
+            }
+            throw .unimplemented("adding \(className) items is not implemented: the emulator stores passwords only")
+        case kSecClassInternetPassword:
+            throw .unimplemented("internet passwords (kSecClassInternetPassword) are not implemented yet; generic passwords are")
         default:
             throw .param("kSecClass '\(name)' is not a keychain item class")
         }
@@ -128,8 +154,13 @@ struct SecItemRequest {
             let wanted = try Self.bool(value, key: Self.name(of: key))
             let kind: Returns = key == kSecReturnData ? .data : key == kSecReturnAttributes ? .attributes : .persistentRef
             if wanted { returns.insert(kind) } else { returns.remove(kind) }
-        case kSecReturnRef, kSecValueRef:
-            throw .unimplemented("item references (\(Self.name(of: key))) do not exist here; use kSecReturnPersistentRef and kSecValuePersistentRef")
+        case kSecReturnRef:
+            guard purpose == .add || purpose == .search else {
+                throw .param("kSecReturnRef asks for a result; SecItemUpdate and SecItemDelete return none")
+            }
+            if try Self.bool(value, key: "kSecReturnRef") { returns.insert(.reference) } else { returns.remove(.reference) }
+        case kSecValueRef:
+            throw .unimplemented("kSecValueRef names a key, certificate or identity object, which do not exist here; passwords are found by their attributes or kSecValuePersistentRef")
         case kSecMatchLimit:
             guard purpose == .search || purpose == .delete else {
                 throw .param("kSecMatchLimit limits a search; it does not belong in \(purpose == .add ? "SecItemAdd" : "the attributes to update")")
@@ -140,9 +171,20 @@ struct SecItemRequest {
         case kSecUseAuthenticationUI, kSecUseOperationPrompt, kSecUseAuthenticationContext:
             // No UI exists: accepted and ignored, as on a device that never needs to prompt.
             return
+        case kSecUseNoAuthenticationUI:
+            _ = try Self.bool(value, key: "kSecUseNoAuthenticationUI")
+        case kSecAttrAccessControl:
+            guard purpose == .add || purpose == .update else {
+                throw .param("kSecAttrAccessControl is an attribute of an item to add or update, not of a search")
+            }
+            guard let control = value as? SecAccessControl else {
+                throw .param("kSecAttrAccessControl must be a SecAccessControl made by SecAccessControlCreateWithFlags")
+            }
+            // The protection class becomes the item's accessibility, so the device's lock applies.
+            accessibility = control.protection
         case kSecAttrServer, kSecAttrProtocol, kSecAttrPort, kSecAttrPath, kSecAttrAuthenticationType, kSecAttrSecurityDomain:
             throw .param("\(Self.name(of: key)) is an internet-password attribute; generic passwords do not have it")
-        case kSecAttrAccessControl, kSecAttrIsInvisible, kSecAttrIsNegative, kSecMatchCaseInsensitive:
+        case kSecAttrIsInvisible, kSecAttrIsNegative, kSecMatchCaseInsensitive:
             throw .unimplemented("\(Self.name(of: key)) is not implemented")
         default:
             throw .param("'\(key)' is not a Keychain Services key for generic passwords")

@@ -19,7 +19,9 @@ struct SecItemSemanticsTests {
             ("no class", [kSecAttrAccount as String: "a", kSecValueData as String: data], errSecParam),
             ("unknown class", with([kSecClass as String: "nope", kSecValueData as String: data]), errSecParam),
             ("internet password", with([kSecClass as String: kSecClassInternetPassword, kSecValueData as String: data]), errSecUnimplemented),
-            ("key", with([kSecClass as String: kSecClassKey]), errSecUnimplemented),
+            ("a key", with([kSecClass as String: kSecClassKey]), errSecUnimplemented),
+            ("a certificate", [kSecClass as String: kSecClassCertificate, kSecValueData as String: data], errSecUnimplemented),
+            ("an access control that is not one", with([kSecAttrAccessControl as String: "ak", kSecValueData as String: data]), errSecParam),
             ("account as a number", with([kSecAttrAccount as String: 42, kSecValueData as String: data]), errSecParam),
             ("data as a string", with([kSecValueData as String: "secret"]), errSecParam),
             ("type as a string", with([kSecAttrType as String: "2001", kSecValueData as String: data]), errSecParam),
@@ -41,7 +43,7 @@ struct SecItemSemanticsTests {
             ("match limit zero", with([kSecMatchLimit as String: 0]), errSecParam),
             ("match limit text", with([kSecMatchLimit as String: "many"]), errSecParam),
             ("return data as text", with([kSecReturnData as String: "yes"]), errSecParam),
-            ("item references", with([kSecReturnRef as String: true]), errSecUnimplemented),
+            ("an item reference to find by", with([kSecValueRef as String: Data("x".utf8)]), errSecUnimplemented),
             ("a forged persistent reference", [kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: Data("x".utf8)], errSecParam),
         ]
         for (name, query, status) in badQueries {
