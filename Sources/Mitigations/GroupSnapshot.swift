@@ -75,25 +75,9 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         encoder.dataEncodingStrategy = .base64
         let data: Data
         do { data = try encoder.encode(self) } catch { throw .unwritable(path: url.path, reason: "\(error)") }
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        // Created 0600 from the start (O_EXCL: never someone else's file), so the secrets are
-        // never readable by others, not even for a moment; then renamed over `url` atomically.
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else { throw .unwritable(path: url.path, reason: String(cString: strerror(errno))) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        do {
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw .unwritable(path: url.path, reason: error.localizedDescription)
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw .unwritable(path: url.path, reason: reason)
-        }
+        // Created 0600 from the start and renamed over `url`, so the secrets are never readable
+        // by others, not even for a moment.
+        do { try PrivateFile.write(data, to: url) } catch { throw .unwritable(path: url.path, reason: error.message) }
     }
 
     /// Reads a snapshot file.
