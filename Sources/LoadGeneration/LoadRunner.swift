@@ -96,7 +96,7 @@ public struct LoadRunner: Sendable {
     /// measurements are kept and the consistency check is marked as not made, which fails the run.
     private func report(_ results: [WorkerResult], mode: LoadReport.Mode, prefill: [JournalEntry], existing: Set<ItemKey>) throws -> LoadReport {
         let sorted = results.sorted { $0.app < $1.app }
-        let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal) })
+        let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal.entries) })
         if configuration.workload == .token {
             let listed: [CachedAccount]
             do { listed = try tokenCache(ofApp: 0).accounts() } catch {
