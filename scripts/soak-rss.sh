@@ -6,7 +6,7 @@
 #   bash scripts/soak-rss.sh [BINARY]
 #
 # Settings (environment): DURATION (default 10m, as `load --duration`), RATE (20 operations per
-# second in total), APPS (2), INTERVAL (30 seconds between samples), ITEMS (20), MIX (load's
+# second in total; 0 for a closed loop, each app as fast as it can), APPS (2), INTERVAL (30 seconds between samples), ITEMS (20), MIX (load's
 # default when empty). Prints one line per sample, `seconds process kB`, then each process's
 # first sample, its first sample after a minute of warm-up, its last, and the change since warm-up.
 #
@@ -44,7 +44,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-arguments=(load --state-dir "$state" --apps "$apps" --duration "$duration" --rate "$rate" --warmup 0s --items "$items")
+arguments=(load --state-dir "$state" --apps "$apps" --duration "$duration" --warmup 0s --items "$items")
+[ "$rate" != 0 ] && arguments+=(--rate "$rate")
 [ -n "$mix" ] && arguments+=(--mix "$mix")
 echo "# $bin ${arguments[*]}"
 "$bin" "${arguments[@]}" >/dev/null 2>&1 &
