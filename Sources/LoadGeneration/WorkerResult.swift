@@ -60,8 +60,8 @@ public struct JournalEntry: Sendable, Codable, Hashable {
 /// One app's acknowledged changes, reduced to what the consistency check reads: per key the
 /// last change and the last write (versions only grow, so it is the highest acknowledged one),
 /// and of all wipes the one that ended last (the check only asks whether some wipe ended after
-/// a change began). At most two entries per key and one wipe, however long the run: a soak
-/// run that kept every change grew by about half a megabyte a minute per app.
+/// a change began). At most two entries per key and one wipe, however long the run: a journal
+/// of every change grew by about 40 bytes per acknowledged change for as long as the run lasted.
 public struct ChangeJournal: Sendable, Codable, Hashable {
     private var lastChange: [Int: JournalEntry] = [:]
     private var lastWrite: [Int: JournalEntry] = [:]
