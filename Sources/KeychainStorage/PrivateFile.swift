@@ -13,15 +13,16 @@ import Foundation
 public enum PrivateFile {
     /// Why a file could not be written or read. Messages name the path and say what to do.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// Something other than a regular file is at the path; it was left as it is.
-        case notARegularFile(path: String, kind: String)
+        /// Something other than what would be written is at the path (`expected`: a regular
+        /// file, a directory); it was left as it is.
+        case unexpectedKind(path: String, kind: String, expected: String)
         /// The system refused (permissions, no space, a missing directory...).
         case system(path: String, reason: String)
 
         public var description: String {
             switch self {
-            case .notARegularFile(let path, let kind):
-                "'\(path)' is \(kind), not a regular file; it was left untouched. Name a regular file or a new path."
+            case .unexpectedKind(let path, let kind, let expected):
+                "'\(path)' is \(kind), not \(expected); it was left untouched. Remove it or name another path."
             case .system(let path, let reason):
                 "cannot use '\(path)': \(reason)"
             }
@@ -53,8 +54,18 @@ public enum PrivateFile {
     /// Refuses `url` when something other than a regular file is there; nothing there is fine.
     public static func checkReplaceable(_ url: URL) throws(Failure) {
         if let kind = kind(at: url.path), kind != "a regular file" {
-            throw .notARegularFile(path: url.path, kind: kind)
+            throw .unexpectedKind(path: url.path, kind: kind, expected: "a regular file")
         }
+    }
+
+    /// Refuses `directory` when it exists and is not a directory, and each of `files` in it
+    /// that exists and is not a regular file: checked before a run that writes there, so
+    /// nothing is done for output that could not be written. Nothing is created.
+    public static func checkWritable(directory: URL, files: [String]) throws(Failure) {
+        if let kind = kind(at: directory.path) {
+            guard kind == "a directory" else { throw .unexpectedKind(path: directory.path, kind: kind, expected: "a directory") }
+        }
+        for file in files { try checkReplaceable(directory.appendingPathComponent(file)) }
     }
 
     /// Writes `data` to `url`: owner-only from the first byte, synced, then renamed over `url`.
@@ -97,7 +108,7 @@ public enum PrivateFile {
                 // A symlink to a directory is how some systems lay out /tmp: follow only to check.
                 var info = stat()
                 if kind == "a symbolic link", stat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return }
-                throw .notARegularFile(path: url.path, kind: kind)
+                throw .unexpectedKind(path: url.path, kind: kind, expected: "a directory")
             }
             return
         }
@@ -118,7 +129,7 @@ public enum PrivateFile {
             if code == ENOENT { return nil }
             // ELOOP: the last component is a symlink. ENXIO: a FIFO opened for writing with no reader.
             if code == ELOOP || code == ENXIO || code == EISDIR, let kind = kind(at: path) {
-                throw .notARegularFile(path: path, kind: kind)
+                throw .unexpectedKind(path: path, kind: kind, expected: "a regular file")
             }
             throw .system(path: path, reason: String(cString: strerror(code)))
         }
@@ -130,7 +141,7 @@ public enum PrivateFile {
         }
         guard info.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
-            throw .notARegularFile(path: path, kind: describe(mode: info.st_mode))
+            throw .unexpectedKind(path: path, kind: describe(mode: info.st_mode), expected: "a regular file")
         }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         return descriptor

@@ -19,6 +19,9 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
     public var unacknowledgedWrites = 0
     /// Items in the group that no simulated app could have written.
     public var foreignItems = 0
+    /// Items that were in the group before the run (`--allow-existing-data`) and are not the
+    /// simulated apps': not checked, not foreign.
+    public var existingItems = 0
     /// Token cache items the apps' `acquire` operations wrote (not checked here).
     public var tokenCacheItems = 0
     /// Token workload: users whose sign-ins and removals were checked against the account list.
@@ -73,9 +76,20 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
         accountsListed = listed.count
     }
 
-    public init(journals: [Int: [JournalEntry]], finalItems: [KeychainItem], configuration: LoadConfiguration) {
+    /// The items workload's check.
+    /// - Parameter existing: the keys of the items in the group before the run.
+    public init(journals: [Int: [JournalEntry]], finalItems: [KeychainItem], configuration: LoadConfiguration, existing: Set<ItemKey> = []) {
         var present: [Int: [Int: Int]] = [:]
         let acquires = configuration.mix.percentages[.acquire] != nil
+        var finalItems = finalItems
+        if !existing.isEmpty {
+            finalItems.removeAll { item in
+                let earlier = existing.contains(ItemKey(account: item.account, service: item.service))
+                    && (item.service != LoadConfiguration.service || ItemValue(decoding: item.data) == nil)
+                if earlier { existingItems += 1 }
+                return earlier
+            }
+        }
         for item in finalItems {
             if acquires, item.service != LoadConfiguration.service {
                 tokenCacheItems += 1
@@ -119,5 +133,16 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
                 }
             }
         }
+    }
+}
+
+/// An item's account and service: which items were in a group before a run.
+public struct ItemKey: Sendable, Hashable {
+    public var account: String
+    public var service: String
+
+    public init(account: String, service: String) {
+        self.account = account
+        self.service = service
     }
 }

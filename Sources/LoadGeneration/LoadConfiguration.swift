@@ -48,8 +48,17 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
     public var warmup: Double
     /// Seeds each app's random choices (app `i` uses `seed + i`), so runs repeat.
     public var seed: UInt64
-    /// The team of the simulated apps; the shared group is `<team>.com.microsoft.adalcache`.
+    /// The team of the simulated apps.
     public var team: String
+    /// The access group the apps share. Unless one is named (`--group`), a group of the run's
+    /// own, `<team>.sharedkeychain-load.<run id>`, which no other app uses and the run deletes
+    /// at its end.
+    public var group: String
+    /// Whether ``group`` was made for this run (true) or named by the caller (false).
+    public var groupIsRunScoped: Bool
+    /// Whether the run may use a named group that already holds items. Even then, deletes obey
+    /// the group's mitigation policy, and only what the simulated apps created is cleaned up.
+    public var allowExistingData: Bool
     /// Token workload: accounts signed in before the measured phase (a cache that is already full).
     public var prefillAccounts: Int
     /// Open loop: operations per second in total, started on a fixed schedule whatever the
@@ -60,8 +69,11 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
     public init(
         apps: Int = 4, workload: Workload = .items, mix: OperationMix, itemsPerApp: Int = 100, valueSize: Int = 256,
         duration: Double = 10, operations: Int? = nil, warmup: Double = 1, seed: UInt64 = 1, team: String = "LOADTEST01",
-        prefillAccounts: Int = 0, rate: Double? = nil
+        prefillAccounts: Int = 0, rate: Double? = nil, group: String? = nil, allowExistingData: Bool = false
     ) {
+        self.group = group ?? Self.runScopedGroup(team: team)
+        groupIsRunScoped = group == nil
+        self.allowExistingData = allowExistingData
         self.apps = apps
         self.workload = workload
         self.prefillAccounts = prefillAccounts
@@ -120,23 +132,39 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
             throw .invalidConfiguration("--prefill-accounts needs --workload token")
         }
         do { _ = try TeamIdentifier(team) } catch { throw .invalidConfiguration(error.description) }
+        let shared: AccessGroup
+        do { shared = try AccessGroup(group) } catch { throw .invalidConfiguration("--group: \(error.description)") }
+        guard shared.teamID.rawValue == team else {
+            throw .invalidConfiguration(
+                "--group \(group) belongs to team \(shared.teamID.rawValue), not to --team \(team): the simulated apps must be of the group's team (leave out --team)")
+        }
     }
 
-    /// The full shared access group.
-    public var group: String { "\(team).com.microsoft.adalcache" }
+    /// The prefix of every run-scoped group after the team: `<team>.sharedkeychain-load.`.
+    public static let runScopedGroupIdentifier = "sharedkeychain-load"
 
-    /// The identity of simulated app `index`.
+    /// A fresh group for one run: `<team>.sharedkeychain-load.<12 hex digits>`.
+    public static func runScopedGroup(team: String) -> String {
+        let runID = UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(12)
+        return "\(team).\(runScopedGroupIdentifier).\(runID)"
+    }
+
+    /// The bundle ID of simulated app `index`.
+    public static func bundleID(ofApp index: Int) -> String { "com.loadtest.app\(index)" }
+
+    /// The identity of simulated app `index`: an ad-hoc app entitled to ``group`` only.
     public func identity(ofApp index: Int) throws -> AppIdentity {
-        let team = try TeamIdentifier(team)
-        return try AppIdentity(
-            bundleID: "com.loadtest.app\(index)", teamID: team,
-            keychainAccessGroups: [AccessGroup(teamID: team, identifier: "com.microsoft.adalcache")])
+        let shared = try AccessGroup(group)
+        return try AppIdentity(bundleID: Self.bundleID(ofApp: index), teamID: shared.teamID, keychainAccessGroups: [shared])
     }
 
     static let service = "load"
 
-    /// The MSAL configuration every simulated app uses: one client ID, one family, as a suite's.
-    static let tokenConfiguration = TokenCacheConfiguration(clientID: "10ad7e57-0000-4000-8000-00000000a001", familyID: "1")
+    /// The MSAL configuration every simulated app uses: one client ID, one family, as a suite's,
+    /// sharing the run's group.
+    var tokenConfiguration: TokenCacheConfiguration {
+        TokenCacheConfiguration(clientID: "10ad7e57-0000-4000-8000-00000000a001", keychainSharingGroup: group, familyID: "1")
+    }
 
     /// The user app `index` signs in for `acquire`.
     static func user(app: Int) -> String { "user\(app)@loadtest.example" }
@@ -155,18 +183,24 @@ public enum LoadError: Error, Sendable, Equatable, CustomStringConvertible, Stat
     case invalidMix(String)
     case invalidConfiguration(String)
     case workerFailed(app: Int, reason: String)
+    /// The named group holds items the run did not write, and `--allow-existing-data` was not given.
+    case groupHoldsData(group: String, items: Int)
 
     public var description: String {
         switch self {
         case .invalidMix(let reason): "invalid --mix: \(reason)"
         case .invalidConfiguration(let reason): reason
         case .workerFailed(let app, let reason): "simulated app \(app) failed: \(reason)"
+        case .groupHoldsData(let group, let items):
+            "group \(group) holds \(items.counted("item")) that load did not write, and load deletes what it finds (wipes, "
+                + "and its clean-up): leave out --group to run in a group of load's own, or add --allow-existing-data to run "
+                + "against them (deletes then obey the group's mitigation policy and are journaled where it audits). Nothing was deleted."
         }
     }
 
     public var status: KeychainStatus {
         switch self {
-        case .invalidMix, .invalidConfiguration: .param
+        case .invalidMix, .invalidConfiguration, .groupHoldsData: .param
         case .workerFailed: .io
         }
     }

@@ -31,6 +31,8 @@ public struct LoadReport: Sendable, Codable, Hashable {
     /// Open loop: the rate asked for, in operations per second (``throughput`` is the rate
     /// achieved); nil in closed loop.
     public var requestedRate: Double?
+    /// Why the simulated apps' items could not be removed after the run; nil when they were.
+    public var cleanupFailure: String?
 
     /// True when operations were measured, nothing was lost and nothing failed unexpectedly.
     /// A run that measured nothing proves nothing, so it does not pass.

@@ -3,26 +3,45 @@ import SharedKeychain
 import Synchronization
 import TokenCache
 
-/// Runs a load: empties the shared group, lets the simulated apps loose (as threads of this
-/// process, or as processes of their own through a ``WorkerFleet``), then lists the group
-/// once and checks that every acknowledged change is there.
+/// Runs a load: checks that the group holds nothing it may not touch, lets the simulated apps
+/// loose (as threads of this process, or as processes of their own through a ``WorkerFleet``),
+/// lists the group once and checks that every acknowledged change is there, then removes what
+/// the apps created.
+///
+/// The run never deletes data it did not write unless told to: in its own group (the default)
+/// there is none; a named group that holds items is refused unless
+/// ``LoadConfiguration/allowExistingData`` is set, and then every app reaches the storage
+/// through `view`, which applies the group's mitigation policy.
 public struct LoadRunner: Sendable {
     public let configuration: LoadConfiguration
     /// This process's view of the storage, for setting up and checking.
     public let store: any ItemStore
+    /// Each app's view of the storage (the store with the mitigation policy applied for it).
+    public let view: @Sendable (AppIdentity) -> any ItemStore
 
-    public init(configuration: LoadConfiguration, store: any ItemStore) throws(LoadError) {
+    /// - Parameter view: each app's view of `store`; the store itself by default.
+    public init(
+        configuration: LoadConfiguration, store: any ItemStore, view: (@Sendable (AppIdentity) -> any ItemStore)? = nil
+    ) throws(LoadError) {
         try configuration.validate()
         self.configuration = configuration
         self.store = store
+        self.view = view ?? { _ in store }
     }
 
     /// Runs every app as a thread of this process; `progress` is called about five times a
     /// second with the number of calls finished so far.
     public func runInThreads(progress: @Sendable (Int) -> Void = { _ in }) throws -> LoadReport {
-        try emptyGroup()
+        try withGroup { existing in
+            try runThreads(existing: existing, progress: progress)
+        }
+    }
+
+    private func runThreads(existing: Set<ItemKey>, progress: @Sendable (Int) -> Void) throws -> LoadReport {
         let prefill = try prefillAccounts()
-        let workers = try (0..<configuration.apps).map { try LoadWorker(app: $0, configuration: configuration, store: store) }
+        let workers = try (0..<configuration.apps).map {
+            try LoadWorker(app: $0, configuration: configuration, store: view(try configuration.identity(ofApp: $0)))
+        }
         let finished = ProgressCounter()
         let results = Mutex<[WorkerResult]>([])
         let group = DispatchGroup()
@@ -40,15 +59,16 @@ public struct LoadRunner: Sendable {
             progress(finished.value)
         }
         progress(finished.value)
-        return try report(results.withLock { $0 }, mode: .threads, prefill: prefill)
+        return try report(results.withLock { $0 }, mode: .threads, prefill: prefill, existing: existing)
     }
 
     /// Runs every app as its own process, launched by `fleet`.
     public func runInProcesses(fleet: WorkerFleet, progress: @Sendable (Int) -> Void = { _ in }) throws -> LoadReport {
-        try emptyGroup()
-        let prefill = try prefillAccounts()
-        let results = try fleet.run(configuration: configuration, progress: progress)
-        return try report(results, mode: .processes, prefill: prefill)
+        try withGroup { existing in
+            let prefill = try prefillAccounts()
+            let results = try fleet.run(configuration: configuration, progress: progress)
+            return try report(results, mode: .processes, prefill: prefill, existing: existing)
+        }
     }
 
     /// Token workload: signs in ``LoadConfiguration/prefillAccounts`` accounts, spread over the
@@ -64,20 +84,19 @@ public struct LoadRunner: Sendable {
     }
 
     private func tokenCache(ofApp index: Int) throws -> TokenCache {
-        try TokenCache(keychain: Keychain(app: try configuration.identity(ofApp: index), store: store),
-                       configuration: LoadConfiguration.tokenConfiguration)
+        try TokenCache(keychain: keychain(ofApp: index), configuration: configuration.tokenConfiguration)
     }
 
-    private func emptyGroup() throws {
-        let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)
-        do { try keychain.delete(.all(in: configuration.group)) } catch .itemNotFound {}
+    func keychain(ofApp index: Int) throws -> Keychain {
+        let identity = try configuration.identity(ofApp: index)
+        return Keychain(app: identity, store: view(identity))
     }
 
     /// The report, always: when the group cannot be listed (the store is gone for good) the
     /// measurements are kept and the consistency check is marked as not made, which fails the run.
-    private func report(_ results: [WorkerResult], mode: LoadReport.Mode, prefill: [JournalEntry]) throws -> LoadReport {
+    private func report(_ results: [WorkerResult], mode: LoadReport.Mode, prefill: [JournalEntry], existing: Set<ItemKey>) throws -> LoadReport {
         let sorted = results.sorted { $0.app < $1.app }
-        let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal) })
+        let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal.entries) })
         if configuration.workload == .token {
             let listed: [CachedAccount]
             do { listed = try tokenCache(ofApp: 0).accounts() } catch {
@@ -94,7 +113,7 @@ public struct LoadRunner: Sendable {
             return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted,
                               consistency: ConsistencyReport(), checkFailure: error.description)
         }
-        let consistency = ConsistencyReport(journals: journals, finalItems: finalItems, configuration: configuration)
+        let consistency = ConsistencyReport(journals: journals, finalItems: finalItems, configuration: configuration, existing: existing)
         return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted, consistency: consistency)
     }
 }

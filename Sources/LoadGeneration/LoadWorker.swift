@@ -12,12 +12,14 @@ public struct LoadWorker: Sendable {
     /// The app's MSAL cache in the shared group, for `acquire`.
     public let tokens: TokenCache
 
+    /// - Parameter store: the app's view of the storage: the shared store, or the store with the
+    ///   group's mitigation policy applied for this app (its deletes are then guarded and journaled).
     public init(app: Int, configuration: LoadConfiguration, store: any ItemStore) throws {
         self.app = app
         self.configuration = configuration
         let keychain = Keychain(app: try configuration.identity(ofApp: app), store: store)
         self.keychain = keychain
-        tokens = try TokenCache(keychain: keychain, configuration: LoadConfiguration.tokenConfiguration)
+        tokens = try TokenCache(keychain: keychain, configuration: configuration.tokenConfiguration)
     }
 
     /// Runs the warm-up and the measured phase from now; `progress` counts every finished call.
@@ -134,10 +136,16 @@ public struct LoadWorker: Sendable {
             }
         } catch .itemNotFound {
             return .expected(KeychainStatus.itemNotFound.name)
+        } catch .storage(.refused) {
+            return .expected(Self.refusedByPolicy)
         } catch {
             return .failed(error.status)
         }
     }
+
+    /// The expected outcome of a delete the group's mitigation policy refused (guarded delete):
+    /// the policy at work, nothing deleted.
+    static let refusedByPolicy = "refused by policy"
 
     /// The token workload: the app's own users (`--items` of them) signed in, acquired, refreshed
     /// and removed, and the group wiped, through the MSAL-layout cache.
@@ -163,6 +171,8 @@ public struct LoadWorker: Sendable {
             }
         } catch .interactionRequired {
             return .expected("interaction_required")
+        } catch .keychain(.storage(.refused)) {
+            return .expected(Self.refusedByPolicy)
         } catch {
             return .failed(error.status)
         }

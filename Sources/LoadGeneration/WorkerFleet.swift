@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 import Synchronization
 
 /// Simulated apps as separate OS processes, so contention for the keyring is real.
@@ -16,8 +17,7 @@ public struct WorkerFleet: Sendable {
     }
 
     func run(configuration: LoadConfiguration, progress: @Sendable (Int) -> Void) throws -> [WorkerResult] {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-load-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try Self.makeResultDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
 
         let workers = try (0..<configuration.apps).map { app in
@@ -43,6 +43,19 @@ public struct WorkerFleet: Sendable {
                 throw LoadError.workerFailed(app: worker.app, reason: "unreadable result: \(error)")
             }
         }
+    }
+}
+
+extension WorkerFleet {
+    /// A fresh directory for the workers' result files, 0700 (`mkdtemp`): results are nobody
+    /// else's to read, and no one else can put a file where a worker will write.
+    static func makeResultDirectory() throws(LoadError) -> URL {
+        var template = Array(FileManager.default.temporaryDirectory.appendingPathComponent("sk-load-XXXXXX").path.utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
+        guard made != nil else {
+            throw .invalidConfiguration("cannot create a directory for the workers' results in \(FileManager.default.temporaryDirectory.path): \(String(cString: strerror(errno)))")
+        }
+        return URL(fileURLWithPath: String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), isDirectory: true)
     }
 }
 
@@ -139,7 +152,7 @@ public enum WorkerProtocol {
         let result = worker.run(progress: finished)
         done.signal()
         output.write(Data("progress \(finished.value)\n".utf8))
-        let encoder = JSONEncoder()
-        try encoder.encode(result).write(to: resultFile)
+        // 0600, written whole and renamed into place: the fleet never reads half a result.
+        try PrivateFile.write(JSONEncoder().encode(result), to: resultFile)
     }
 }

@@ -16,8 +16,9 @@ public struct WorkerResult: Sendable, Codable {
     /// Failed calls during which the store reconnected (the daemon restarting caused them),
     /// by status name; they are also in ``errors``.
     public var reconnectErrors: [String: Int] = [:]
-    /// Every acknowledged change, warm-up included, in the order made.
-    public var journal: [JournalEntry] = []
+    /// The acknowledged changes the consistency check needs, warm-up included: bounded by the
+    /// app's keys, however long the run.
+    public var journal = ChangeJournal()
     /// Monotonic nanoseconds of the first and last measured call.
     public var measuredStart: UInt64 = .max
     public var measuredEnd: UInt64 = 0
@@ -54,6 +55,42 @@ public struct JournalEntry: Sendable, Codable, Hashable {
     /// Monotonic nanoseconds when the call started and when it returned.
     public var start: UInt64
     public var end: UInt64
+}
+
+/// One app's acknowledged changes, reduced to what the consistency check reads: per key the
+/// last change and the last write (versions only grow, so it is the highest acknowledged one),
+/// and of all wipes the one that ended last (the check only asks whether some wipe ended after
+/// a change began). At most two entries per key and one wipe, however long the run: a journal
+/// of every change grew by about 40 bytes per acknowledged change for as long as the run lasted.
+public struct ChangeJournal: Sendable, Codable, Hashable {
+    private var lastChange: [Int: JournalEntry] = [:]
+    private var lastWrite: [Int: JournalEntry] = [:]
+    private var latestWipe: JournalEntry?
+
+    public init() {}
+
+    /// Records an acknowledged change, made after every change recorded before it.
+    public mutating func append(_ entry: JournalEntry) {
+        switch entry.kind {
+        case .wipe:
+            if entry.end >= latestWipe?.end ?? 0 { latestWipe = entry }
+        case .write:
+            lastWrite[entry.key] = entry
+            lastChange[entry.key] = entry
+        case .delete, .signIn, .removeAccount:
+            lastChange[entry.key] = entry
+        }
+    }
+
+    /// The entries kept, oldest first: the consistency check reads them exactly as it reads
+    /// every change of the run.
+    public var entries: [JournalEntry] {
+        let writes = lastWrite.values.filter { lastChange[$0.key] != $0 }
+        return (writes + lastChange.values + (latestWipe.map { [$0] } ?? [])).sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+    }
+
+    /// How many entries are kept.
+    public var count: Int { entries.count }
 }
 
 /// Throughput and latency of one operation over a run. Latencies in microseconds.

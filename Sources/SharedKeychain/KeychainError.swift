@@ -136,3 +136,9 @@ extension StorageError: StatusReporting {
     public var status: KeychainStatus { KeychainError(self).status }
     public var message: String { description }
 }
+
+extension PrivateFile.Failure: StatusReporting {
+    /// errSecParam: the path given is not usable; another one is the fix.
+    public var status: KeychainStatus { .param }
+    public var message: String { description }
+}

@@ -8,16 +8,28 @@ struct LoadCommand: ReportingCommand {
         commandName: "load",
         abstract: "Load-test the shared keychain with simulated apps reading, writing and wiping one group.",
         discussion: """
-            Every app is entitled to <team>.com.microsoft.adalcache and owns --items keys in it;
-            reads pick any app's keys, wipes delete the whole group. Apps run as separate
-            processes (default) or as threads (--threads). After the run the group is listed
-            once and every acknowledged write must be there, or deleted by an acknowledged
-            delete or wipe: lost updates and resurrected items are counted, and any of them,
-            or any unexpected error, makes the exit status non-zero.
+            The apps share a group of the run's own, <team>.sharedkeychain-load.<run id>, which
+            no other app uses: load never touches data it did not write, and deletes that group
+            at the end (an interrupted run may leave it behind; delete it with `item delete
+            --all` as an app entitled to it). Every app owns --items keys in the group; reads
+            pick any app's keys, wipes delete the whole group. Apps run as separate processes
+            (default) or as threads (--threads). After the run the group is listed once and
+            every acknowledged write must be there, or deleted by an acknowledged delete or
+            wipe: lost updates and resurrected items are counted, and any of them, or any
+            unexpected error, makes the exit status non-zero.
+
+            --group names an existing group instead (to load a group with a mitigation policy,
+            say). A group that holds items is refused (errSecParam, exit 10, nothing deleted)
+            unless --allow-existing-data is given too; even then every app's calls go through
+            the group's mitigation policy (--policy, or policy.json in the state directory), so
+            guarded delete refuses wipes of other apps' items (counted as the expected outcome
+            "refused by policy") and an audited group journals every delete. At the end only
+            what the simulated apps created is removed.
 
             --apps takes a list (1,2,4,8) to sweep; --output DIR then writes report.json and
-            a chart of throughput and p99 against the number of apps (load.svg). Durations take
-            units (500ms, 10s, 2m); a bare number is seconds.
+            a chart of throughput and p99 against the number of apps (load.svg), mode 0600 in a
+            directory created 0700; a path there that is a symbolic link, FIFO or device is
+            refused. Durations take units (500ms, 10s, 2m); a bare number is seconds.
             """
     )
 
@@ -64,8 +76,19 @@ struct LoadCommand: ReportingCommand {
     @Option(help: "Seed for the apps' random choices (runs repeat for a seed).")
     var seed: UInt64 = 1
 
-    @Option(help: "Team ID of the simulated apps.")
-    var team: String = "LOADTEST01"
+    @Option(help: ArgumentHelp("Team ID of the simulated apps. Default: --group's team, else LOADTEST01.", valueName: "team-id"))
+    var team: String?
+
+    @Option(help: ArgumentHelp(
+        "Run in this existing access group instead of a group of the run's own (<team>.sharedkeychain-load.<run id>). A group holding items needs --allow-existing-data.",
+        valueName: "group"))
+    var group: String?
+
+    @Flag(name: .customLong("allow-existing-data"), help: ArgumentHelp(
+        "With --group: run even though the group holds items load did not write. Its mitigation policy still applies to every app, and wipes delete what the policy lets them."))
+    var allowExistingData = false
+
+    @OptionGroup var policy: AuditPolicyOptions
 
     @Option(help: ArgumentHelp("Write report.json and load.svg into this directory.", valueName: "dir"))
     var output: String?
@@ -76,15 +99,31 @@ struct LoadCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func checkInputs() throws {
+        if allowExistingData, group == nil {
+            throw UsageFailure(message: "--allow-existing-data goes with --group: without it load runs in a group of its own, which holds nothing else")
+        }
         for count in try appCounts() { try configuration(apps: count).validate() }
+        if let directory = try outputDirectory() {
+            try PrivateFile.checkWritable(directory: URL(fileURLWithPath: directory, isDirectory: true), files: Self.outputFiles)
+        }
+    }
+
+    /// The files `--output` writes.
+    static let outputFiles = ["report.json", "load.svg"]
+
+    /// `--team`, else `--group`'s team, else LOADTEST01.
+    private var teamID: String {
+        if let team { return team }
+        if let group, let parsed = try? AccessGroup(group) { return parsed.teamID.rawValue }
+        return "LOADTEST01"
     }
 
     /// The run for `apps` apps, as the options describe it.
     private func configuration(apps: Int) throws -> LoadConfiguration {
         LoadConfiguration(
             apps: apps, workload: workload, mix: try OperationMix(parsing: mix ?? workload.defaultMix), itemsPerApp: items,
-            valueSize: valueSize, duration: duration.seconds, operations: operations, warmup: warmup.seconds, seed: seed, team: team,
-            prefillAccounts: prefillAccounts, rate: rate)
+            valueSize: valueSize, duration: duration.seconds, operations: operations, warmup: warmup.seconds, seed: seed, team: teamID,
+            prefillAccounts: prefillAccounts, rate: rate, group: group, allowExistingData: allowExistingData)
     }
 
     func execute() throws {
@@ -93,13 +132,18 @@ struct LoadCommand: ReportingCommand {
             throw UsageFailure(message: "--keyring memory keeps items inside one process: add --threads, or use the private keyring")
         }
         let session = try KeychainSession(global)
+        let policy = try policy.load(global)
+        let store = session.store
         var reports: [LoadReport] = []
         for count in counts {
             let configuration = try configuration(apps: count)
             if configuration.prefillAccounts > 0 {
                 Output.standardError.write("signing in \(configuration.prefillAccounts) accounts before the run...\n")
             }
-            let runner = try LoadRunner(configuration: configuration, store: session.store)
+            // Every simulated app goes through the group's mitigation policy, as `item delete` does.
+            let runner = try LoadRunner(configuration: configuration, store: store) { identity in
+                KeychainSession.view(of: store, for: identity, policy: policy, adHoc: true)
+            }
             let progress = ProgressLine(label: "\(count.counted("app"))", expected: configuration)
             let result = threads
                 ? try runner.runInThreads(progress: progress.update)
@@ -133,13 +177,15 @@ struct LoadCommand: ReportingCommand {
     private func fleet(_ configuration: LoadConfiguration) -> WorkerFleet {
         let common = global.workerArguments
         return WorkerFleet(executable: GlobalOptions.executable) { app, resultFile in
-            var arguments = ["load-worker", "--app-index", "\(app)", "--apps", "\(configuration.apps)", "--result", resultFile.path] + common
+            var arguments = ["load-worker", "--app-index", "\(app)", "--apps", "\(configuration.apps)", "--result", resultFile.path,
+                             "--group", configuration.group] + common
             arguments += ["--workload", configuration.workload.rawValue, "--mix", configuration.mix.description,
                           "--items", "\(configuration.itemsPerApp)", "--value-size", "\(configuration.valueSize)",
                           "--duration", "\(configuration.duration)", "--warmup", "\(configuration.warmup)",
                           "--seed", "\(configuration.seed)", "--team", configuration.team]
             if let operations = configuration.operations { arguments += ["--operations", "\(operations)"] }
             if let rate = configuration.rate { arguments += ["--rate", "\(rate)"] }
+            if let policy = policy.policy { arguments += ["--policy", URL(fileURLWithPath: policy).path] }
             return arguments
         }
     }
@@ -152,14 +198,12 @@ struct LoadCommand: ReportingCommand {
         return deprecatedReport
     }
 
+    /// Writes report.json and load.svg, each 0600 and whole (a temporary file renamed over it),
+    /// creating the directory 0700.
     private func write(_ reports: [LoadReport], to directory: URL) throws {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(Output.json(reports).utf8).write(to: directory.appendingPathComponent("report.json"))
-            try Data(LoadChart(reports: reports).svg.utf8).write(to: directory.appendingPathComponent("load.svg"))
-        } catch {
-            throw UsageFailure(message: "cannot write the report to \(directory.path): \(error.localizedDescription)")
-        }
+        try PrivateFile.createDirectory(directory)
+        try PrivateFile.write(Data(Output.json(reports).utf8), to: directory.appendingPathComponent("report.json"))
+        try PrivateFile.write(Data(LoadChart(reports: reports).svg.utf8), to: directory.appendingPathComponent("load.svg"))
     }
 }
 
@@ -180,14 +224,18 @@ struct LoadWorkerCommand: ReportingCommand {
     @Option var seed: UInt64
     @Option var team: String
     @Option var rate: Double?
+    @Option var group: String
+    @OptionGroup var policy: AuditPolicyOptions
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
         let configuration = LoadConfiguration(
             apps: apps, workload: workload, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
-            duration: duration, operations: operations, warmup: warmup, seed: seed, team: team, rate: rate)
-        let worker = try LoadWorker(app: appIndex, configuration: configuration, store: KeychainSession(global).store)
+            duration: duration, operations: operations, warmup: warmup, seed: seed, team: team, rate: rate, group: group)
+        let store = KeychainSession.view(
+            of: try KeychainSession(global).store, for: try configuration.identity(ofApp: appIndex), policy: try policy.load(global), adHoc: true)
+        let worker = try LoadWorker(app: appIndex, configuration: configuration, store: store)
         try WorkerProtocol.serve(worker, resultFile: URL(fileURLWithPath: result))
     }
 }
@@ -211,6 +259,7 @@ struct LoadReportText {
         var text = """
             \(configuration.apps.counted("app")) as \(report.mode.rawValue) on \(report.backend), \
             mix \(configuration.mix), \(what), \(loop), \(String(format: "%.2f", report.seconds)) s measured
+            group \(configuration.group) (\(configuration.groupIsRunScoped ? "the run's own, deleted at the end" : "named with --group"))
 
             """
         let rows = report.operations.map { stats in
@@ -227,6 +276,9 @@ struct LoadReportText {
         let duringReconnects = report.reconnectErrors.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
         text += "reconnects: \(report.reconnects)"
             + (duringReconnects.isEmpty ? "" : ", failed calls while reconnecting: \(duringReconnects) (not counted as unexpected)") + "\n"
+        if let failure = report.cleanupFailure {
+            text += "clean-up: the simulated apps' items could not all be removed from \(configuration.group): \(failure)\n"
+        }
         if let failure = report.checkFailure {
             text += "consistency: NOT CHECKED: the group could not be listed after the run: \(failure) -> FAIL\n\n"
             return text
@@ -244,6 +296,7 @@ struct LoadReportText {
             + "\(consistency.lostUpdates) lost updates, \(consistency.resurrectedItems) resurrected, "
             + "\(consistency.unacknowledgedWrites) unacknowledged writes landed"
             + (consistency.foreignItems > 0 ? ", \(consistency.foreignItems) foreign items" : "")
+            + (consistency.existingItems > 0 ? ", \(consistency.existingItems) items from before the run left unchecked" : "")
             + (consistency.tokenCacheItems > 0 ? " (and \(consistency.tokenCacheItems) token cache items)" : "")
             + " -> \(report.passed ? "PASS" : "FAIL")\n"
             + (report.totalOperations == 0 ? "FAIL: no operation was measured; raise --duration or --operations\n" : "")

@@ -159,7 +159,13 @@ extension KeychainSession {
     /// The app's keychain with `policy`'s mitigations applied (the plain keychain when the
     /// policy names no group), for commands that delete on an app's behalf.
     func keychain(for app: AppIdentity, policy: MitigationPolicy, adHoc: Bool = false) -> Keychain {
-        guard !policy.groups.isEmpty else { return keychain(for: app) }
-        return Keychain(app: app, store: MitigatedStore(base: store, app: app.bundleID, policy: policy, adHoc: adHoc))
+        Keychain(app: app, store: Self.view(of: store, for: app, policy: policy, adHoc: adHoc))
+    }
+
+    /// `base` as `app` sees it under `policy`: `base` itself when the policy names no group,
+    /// else a ``MitigatedStore`` acting for the app.
+    static func view(of base: any ItemStore, for app: AppIdentity, policy: MitigationPolicy, adHoc: Bool) -> any ItemStore {
+        guard !policy.groups.isEmpty else { return base }
+        return MitigatedStore(base: base, app: app.bundleID, policy: policy, adHoc: adHoc)
     }
 }

@@ -1,0 +1,51 @@
+import SharedKeychain
+
+extension LoadRunner {
+    /// Checks the group before the run, runs `body`, then removes what the simulated apps
+    /// created, whether the run succeeded or not.
+    ///
+    /// - Throws: ``LoadError/groupHoldsData(group:items:)`` before anything runs when the group
+    ///   holds items and the configuration does not allow existing data.
+    func withGroup(_ body: (Set<ItemKey>) throws -> LoadReport) throws -> LoadReport {
+        let existing = try existingItems()
+        var report: LoadReport
+        do { report = try body(existing) } catch {
+            // The run's own failure is the one to report; the clean-up is tried all the same.
+            _ = cleanUp()
+            throw error
+        }
+        report.cleanupFailure = cleanUp()
+        return report
+    }
+
+    /// The keys of the items in the group before the run (none in a group of the run's own).
+    private func existingItems() throws -> Set<ItemKey> {
+        let items = try keychain(ofApp: 0).copyAll(.all(in: configuration.group))
+        guard !items.isEmpty else { return [] }
+        guard configuration.allowExistingData, !configuration.groupIsRunScoped else {
+            throw LoadError.groupHoldsData(group: configuration.group, items: items.count)
+        }
+        return Set(items.map { ItemKey(account: $0.account, service: $0.service) })
+    }
+
+    /// Deletes what the simulated apps created: the whole group when it is the run's own, else
+    /// each app's own items (by creator) through its view, so the group's policy applies and an
+    /// audited group journals the deletes. Returns why it failed, nil when it did not.
+    private func cleanUp() -> String? {
+        do {
+            if configuration.groupIsRunScoped {
+                let keychain = try keychain(ofApp: 0)
+                do { try keychain.delete(.all(in: configuration.group)) } catch .itemNotFound {}
+                return nil
+            }
+            for app in 0..<configuration.apps {
+                let own = KeychainQuery(group: configuration.group, filters: .init(creator: LoadConfiguration.bundleID(ofApp: app)))
+                let keychain = try keychain(ofApp: app)
+                do { try keychain.delete(own) } catch .itemNotFound {}
+            }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}
