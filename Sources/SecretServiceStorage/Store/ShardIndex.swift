@@ -205,6 +205,8 @@ final class ShardIndexFiles: Sendable {
 
     let locks: GroupLocks
     private let loaded = Mutex<[String: Loaded]>([:])
+    /// Tests: the error the next append fails with (a full disk, a lost mount).
+    private let appendFault = Mutex<StorageError?>(nil)
 
     init(locks: GroupLocks) {
         self.locks = locks
@@ -254,6 +256,7 @@ final class ShardIndexFiles: Sendable {
     /// first, so the new records start on lines of their own.
     func append(_ records: [ShardIndex.Record], to group: String) throws(StorageError) {
         guard !records.isEmpty else { return }
+        if let fault = appendFault.withLock({ $0.take() }) { throw fault }
         let path = file(for: group).path
         let descriptor = open(path, O_RDWR | O_APPEND | O_CLOEXEC)
         guard descriptor >= 0 else { throw Self.posixError(errno, "cannot open the shard index \(path)") }
@@ -264,6 +267,11 @@ final class ShardIndexFiles: Sendable {
             text = "\n" + text
         }
         try Self.writeBytes(descriptor, Array(text.utf8), path)
+    }
+
+    /// Makes the next append fail with `error`, as a full disk would (tests).
+    func failNextAppend(with error: StorageError) {
+        appendFault.withLock { $0 = error }
     }
 
     /// Replaces the group's index with `index` under a new header (the caller holds the lock):
