@@ -16,6 +16,8 @@ import Synchronization
 /// removal AFTER it is deleted, so a crash leaves at worst a record of an item that is not there
 /// (one extra search), never an item the index cannot find. Writers append under the group's
 /// lock; readers read without it. A wipe replaces the file (a new header), which readers notice.
+/// Before a store relies on a group's index it checks it against the keyring, and rebuilds it
+/// when they disagree (`SecretServiceStore+IndexTrust.swift`).
 ///
 /// Format (text, one record per line): a header `shared-keychain shard index 1 <generation>`,
 /// then `+ <shard> <account hash> <service hash>` for an item placed (the shard is its number,
