@@ -174,6 +174,29 @@ struct IndexTrustTests {
         }
     }
 
+    @Test("a shard whose keyring file was replaced with garbage is reported after a restart, not listed as empty")
+    func garbageKeyringFileIsReported() throws {
+        try TestKeyring.withExclusiveAccess { keyring in
+            let writer = try Self.store()
+            let (group, items) = try Self.filledGroup("garbage", 3, writer)
+            let file = keyring.stateDirectory.appendingPathComponent("data/keyrings")
+                .appendingPathComponent(CollectionDirectory.label(for: group) + ".keyring")
+            #expect(FileManager.default.fileExists(atPath: file.path))
+            let pid = try #require(keyring.status().pid)
+            kill(pid, SIGKILL)
+            #expect(ProcessTable.waitForExit(pid, named: "gnome-keyring-daemon", seconds: 10))
+            try Data(repeating: 0x5A, count: 300).write(to: file)
+            _ = try keyring.start()
+
+            let log = WarningLog()
+            let reader = try Self.store(log)
+            #expect(try reader.items(matching: Fixture.all(group), limit: nil) == [items[2]])
+            #expect(log.messages.count == 1, "\(log.messages)")
+            let message = log.messages.first ?? ""
+            #expect(message.contains(group) && message.contains("2 items"), "\(message)")
+        }
+    }
+
     @Test("a delete whose index record cannot be written still succeeds; the next reader repairs the index")
     func deleteSurvivesIndexFailure() throws {
         try TestKeyring.withSharedAccess {
