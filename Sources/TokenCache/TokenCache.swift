@@ -56,9 +56,10 @@ public struct TokenCache: Sendable {
     var environment: String { configuration.environment }
 
     /// The app's family as MSAL decides it when reading: from the app metadata when the cache
-    /// has it, else the default family.
+    /// has it (an empty `family_id`, the server's "no family", is none), else the default family
+    /// (`MSIDDefaultSilentTokenRequest.m`, `MSALAccountsProvider appMetadataItem`).
     func familyForLookup(in snapshot: CacheSnapshot) -> String? {
-        guard let metadata = snapshot.appMetadata(clientID: clientID, environment: environment) else { return Self.defaultFamilyID }
+        guard let metadata = snapshot.anyAppMetadata(clientID: clientID) else { return Self.defaultFamilyID }
         return metadata.family
     }
 }
@@ -81,10 +82,13 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
     public var authorityHost: String
     /// The family the emulated server puts the app in (`"1"` for Microsoft's), or nil.
     public var familyID: String?
-    /// The class the cache's new items get (`kSecAttrAccessible`). MSAL leaves Apple's default,
-    /// `whenUnlocked`, so a background refresh on a locked device fails; `afterFirstUnlock`
-    /// lets it run once the device was unlocked after its boot.
+    /// The class the cache's new items get (`kSecAttrAccessible`). MSAL and ADAL add every item
+    /// `afterFirstUnlockThisDeviceOnly` (IdentityCore `MSIDKeychainTokenCache.m` `saveData`), so
+    /// their reads fail only between a reboot and the first unlock; another class shows what an
+    /// app that chose its own would meet.
     public var accessibility: Accessibility
+    /// Where each keychain call the cache makes is reported, in order (`--trace`), or nil.
+    public var trace: KeychainCallTrace?
 
     /// - Parameters: see the properties.
     public init(
@@ -92,13 +96,15 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
         keychainSharingGroup: String = TokenCacheConfiguration.defaultSharingGroup,
         authorityHost: String = TokenCacheConfiguration.defaultAuthorityHost,
         familyID: String? = nil,
-        accessibility: Accessibility = .whenUnlocked
+        accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
+        trace: KeychainCallTrace? = nil
     ) {
         self.clientID = clientID
         self.keychainSharingGroup = keychainSharingGroup
         self.authorityHost = authorityHost
         self.familyID = familyID
         self.accessibility = accessibility
+        self.trace = trace
     }
 
     /// The cache's `environment`: the authority host, trimmed and lowercased.

@@ -32,6 +32,9 @@ struct TokenOptions: ParsableArguments {
     @Flag(name: .customLong("show-secrets"), help: "Print token values in full instead of masked.")
     var showSecrets = false
 
+    @Flag(help: "Print each keychain call the operation makes, in order, on standard error: the SecItem function, account, service, generic, type and accessibility (never data), and the status. This is what MSAL does to the keychain.")
+    var trace = false
+
     /// Token lifetimes from one second to ten years.
     static let tokenLifetimes: ClosedRange<Double> = 1...315_360_000
     /// `--now` from 1970 to the end of year 9999, in epoch seconds.
@@ -65,11 +68,14 @@ struct TokenOptions: ParsableArguments {
         guard let clientID = clientID ?? suiteApp?.clientID ?? installed?.clientID else {
             throw UsageFailure(message: "give --client-id (or act as an installed app, or --suite with an app that has a client_id)")
         }
-        let configuration = TokenCacheConfiguration(
+        var configuration = TokenCacheConfiguration(
             clientID: clientID,
             keychainSharingGroup: sharingGroup ?? suiteApp?.keychainGroup.identifier ?? installed?.sharingGroup
                 ?? TokenCacheConfiguration.defaultSharingGroup,
             authorityHost: authorityHost, familyID: familyID ?? suiteApp?.familyID ?? installed?.familyID)
+        if trace {
+            configuration.trace = KeychainCallTrace { call in Output.standardError.write("trace: \(call)\n") }
+        }
         let cache = try TokenCache(keychain: keychain, configuration: configuration,
                                    issuer: EmulatedIssuer(accessTokenLifetime: tokenLifetime), now: clock())
         // A cache import killed half-way is undone before anyone reads the group.

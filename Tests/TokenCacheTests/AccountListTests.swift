@@ -29,40 +29,54 @@ struct AccountListTests {
         #expect(try suite.mail.accounts().map(\.username) == ["alice@contoso.com"])
     }
 
+    /// `signed_out` in this client's account metadata hides an account other apps' tokens would
+    /// show; `signed_in` lists one with no refresh token at all (MSIDDefaultAccessorSSOIntegrationTests
+    /// testAccountsWithAuthority_whenReturnSignedInAccountTrue_shouldFilterOutSignedOutAccountInDefaultCache
+    /// and ..._shouldIncludeSignedInAccountWithoutRefreshToken).
     @Test(arguments: Backend.memoryAndKeyring)
     func signedOutStateHidesAnAccountOtherAppsTokensWouldShow(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let alice = try suite.mail.signIn(username: "alice@contoso.com")
         try suite.calendar.signIn(username: "alice@contoso.com")
         try suite.calendar.remove(account: "alice@contoso.com")
-        // Mail's own refresh token carries family_id 1, which would list alice in calendar...
+        // Mail signs in again: the family token (client_id mail, family 1) would list alice in calendar...
+        try suite.mail.signIn(username: "alice@contoso.com")
         let familyTokens = try suite.items().filter { $0.type == 2002 }.map { suite.json($0) }
         #expect(familyTokens.contains { $0["client_id"] == .string(Suite.mailClient) && $0["family_id"] == .string("1") })
         // ...but calendar's signed_out state overrides it.
         #expect(try suite.calendar.accounts().isEmpty)
         #expect(try suite.mail.accounts() == [alice.account])
-        let state = try #require(try suite.item(account: "\(alice.account.homeAccountID)-login.microsoftonline.com", service: "signinstate-\(Suite.calendarClient)"))
-        #expect(state.type == 4001)
-        #expect(suite.json(state)["sign_in_state"] == .string("signed_out"))
+        let state = try #require(try suite.item(account: "authority_map", service: Suite.calendarClient))
+        #expect(state.type == 5001)
+        let entry = suite.json(state)["account_metadata_map"]?.objectValue?[alice.account.homeAccountID]?.objectValue
+        #expect(entry?["sign_in_state"] == .string("signed_out"))
         // Signing in again flips it back.
         try suite.calendar.signIn(username: "alice@contoso.com")
-        #expect(suite.json(try suite.item(account: state.account, service: state.service))["sign_in_state"] == .string("signed_in"))
+        let again = suite.json(try suite.item(account: "authority_map", service: Suite.calendarClient))
+        #expect(again["account_metadata_map"]?.objectValue?[alice.account.homeAccountID]?.objectValue?["sign_in_state"] == .string("signed_in"))
         #expect(try suite.calendar.accounts() == [alice.account])
+        // signed_in lists an account whose refresh tokens are all gone.
+        try suite.mail.keychain.delete(KeychainQuery(group: suite.group, type: 2002))
+        #expect(try suite.calendar.accounts() == [alice.account])
+        #expect(try suite.legacy.accounts().isEmpty)
     }
 
+    /// One entry per home account, and no environment filter: MSAL's `allAccounts` passes no
+    /// authority (MSALAccountsProvider allAccounts; MSALPublicClientApplicationTests
+    /// testAllAccounts_when2AccountExists_shouldReturn2Accounts lists accounts of two environments).
     @Test(arguments: Backend.memoryAndKeyring)
-    func oneEntryPerHomeAccountAndOtherEnvironmentsLeftOut(_ backend: Backend) throws {
+    func oneEntryPerHomeAccountInAnyEnvironment(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let alice = try suite.mail.signIn(username: "alice@contoso.com")
         let bob = try suite.mail.signIn(username: "bob@contoso.com")
         let again = try suite.mail.signIn(username: "alice@contoso.com")
         #expect(try suite.mail.accounts() == [alice.account, bob.account])
         #expect(again.account == alice.account)
-        // The same client on another cloud does not see these accounts.
+        // The same client configured for another cloud still lists them.
         let sovereign = try TokenCache(
             keychain: suite.mail.keychain,
             configuration: TokenCacheConfiguration(clientID: Suite.mailClient, authorityHost: "login.microsoftonline.us", familyID: "1"))
-        #expect(try sovereign.accounts().isEmpty)
+        #expect(try sovereign.accounts() == [alice.account, bob.account])
         #expect(sovereign.accessGroup == suite.group)
     }
 }

@@ -68,11 +68,12 @@ struct ConcurrencyAndScaleTests {
         #expect(try suite.mail.accounts().map(\.username) == ["alice@contoso.com"])
     }
 
-    /// Writes that would store what is there already are skipped, as MSAL skips them: a second
-    /// user's sign-in leaves the app metadata alone, and the same user's second sign-in the
-    /// account record, the metadata and the sign-in state too. Nothing MSAL keeps is dropped.
+    /// MSAL writes every item of every token response (app metadata and the account included),
+    /// update-then-add; only the account metadata is left alone when the response does not
+    /// change it (MSIDDefaultTokenCacheAccessor saveTokensWithConfiguration and
+    /// saveSSOStateWithConfiguration; MSIDMetadataCache saveAccountMetadataCacheItem).
     @Test(arguments: Backend.memoryAndKeyring)
-    func signInsSkipWritesThatChangeNothing(_ backend: Backend) throws {
+    func signInsWriteWhatMSALWrites(_ backend: Backend) throws {
         let counting = CountingStore(try backend.makeStore())
         let suite = try Suite(backend, store: counting)
         func writes(_ body: () throws -> Void) throws -> (added: Int, updated: Int) {
@@ -80,18 +81,21 @@ struct ConcurrencyAndScaleTests {
             try body()
             return (counting.calls["add"] ?? 0, counting.calls["update"] ?? 0)
         }
-        // New: metadata, account, ID token, refresh token, family refresh token, access token,
-        // sign-in state; each an update that finds nothing, then an add.
+        // New: account metadata, access, ID, family refresh and refresh tokens, app metadata and
+        // account; each an update that finds nothing, then an add.
         #expect(try writes { try suite.mail.signIn(username: "alice@contoso.com") } == (7, 7))
-        // Another user: the app's metadata is as it was.
-        #expect(try writes { try suite.mail.signIn(username: "bob@contoso.com") } == (6, 6))
-        // The same user again: only the new tokens. The test clock stands still, so the ID token
-        // comes out the same and is left alone too: refresh, family refresh and access tokens.
+        // Another user: the metadata item gains an entry (one update), the app metadata is
+        // rewritten (one update), and five items are new.
+        let bob = try writes { try suite.mail.signIn(username: "bob@contoso.com") }
+        #expect(bob == (5, 7), "\(bob)")
+        // The same user again: the metadata is as it was and is skipped; the old access token,
+        // whose scopes intersect, is deleted and the new one added; the five others rewritten.
         let again = try writes { try suite.mail.signIn(username: "alice@contoso.com") }
-        #expect(again == (0, 3), "\(again)")
+        #expect(again == (1, 6), "\(again)")
         let items = try suite.items()
         #expect(items.filter { $0.type == 1003 }.count == 2)
         #expect(items.filter { $0.type == 3001 }.count == 1)
+        #expect(items.filter { $0.type == 2001 }.count == 2)
         #expect(try suite.calendar.accounts().map(\.username).sorted() == ["alice@contoso.com", "bob@contoso.com"])
     }
 
@@ -116,8 +120,9 @@ struct ConcurrencyAndScaleTests {
         #expect(large.listed == 250)
         #expect(small.calls == large.calls)
         // One partial query per item type that plays a part: four account types, refresh
-        // tokens, app metadata, sign-in states.
-        #expect(small.calls == ["items": 7])
+        // tokens, app metadata, the earlier layout's sign-in records; and the client's account
+        // metadata item.
+        #expect(small.calls == ["items": 8])
     }
 
     /// A serialized cache of `count` accounts, each with a family refresh token of mail.

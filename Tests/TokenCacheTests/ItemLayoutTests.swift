@@ -34,7 +34,8 @@ struct ItemLayoutTests {
             Row(account: user, service: "idtoken-\(client)-\(tid)-", generic: "idtoken-\(client)-\(tid)", type: 2003),
             Row(account: user, service: tid, generic: "alice@contoso.com", type: 1003),
             Row(account: Self.environment, service: "appmetadata-\(client)", generic: "1", type: 3001),
-            Row(account: user, service: "signinstate-\(client)", generic: "signinstate-\(client)", type: 4001),
+            // Account metadata: one item per client (MSIDAccountMetadataCacheKey.m).
+            Row(account: "authority_map", service: client, generic: nil, type: 5001),
         ]
         let rows = try suite.items().map {
             Row(account: $0.account, service: $0.service, generic: $0.generic.map { String(decoding: $0, as: UTF8.self) }, type: $0.type)
@@ -42,6 +43,17 @@ struct ItemLayoutTests {
         #expect(rows.count == expected.count)
         #expect(Set(rows) == expected)
         #expect(try suite.items().allSatisfy { $0.group == suite.group && $0.creator == "com.contoso.mail" })
+        // MSIDKeychainTokenCache.m saveData: every item MSAL adds is afterFirstUnlockThisDeviceOnly.
+        #expect(try suite.items().allSatisfy { $0.accessibility == .afterFirstUnlockThisDeviceOnly })
+        // The account metadata: this client signed this account in (MSIDAccountMetadataCacheItem.m).
+        let metadata = suite.json(try suite.item(account: "authority_map", service: client))
+        #expect(metadata == [
+            "client_id": .string(client),
+            "account_metadata_map": .object([home: .object([
+                "client_id": .string(client), "home_account_id": .string(home), "athority_map": .object([:]),
+                "sign_in_state": .string("signed_in"),
+            ])]),
+        ])
     }
 
     @Test(arguments: Backend.memoryAndKeyring)
@@ -51,7 +63,8 @@ struct ItemLayoutTests {
         let items = try suite.items()
         #expect(items.filter { $0.type == 2002 }.map(\.service) == ["refreshtoken-\(Suite.legacyClient)--"])
         let metadata = try #require(items.first { $0.type == 3001 })
-        #expect(metadata.generic == nil)
+        // MSIDAppMetadataCacheKey.m: the generic is the family's bytes, empty for "".
+        #expect(metadata.generic == Data())
         #expect(suite.json(metadata) == [
             "client_id": .string(Suite.legacyClient), "environment": .string(Self.environment), "family_id": .string(""),
         ])
@@ -77,12 +90,18 @@ struct ItemLayoutTests {
         let familyToken = suite.json(try suite.item(account: user, service: "refreshtoken-1--"))
         #expect(refreshToken["credential_type"] == .string("RefreshToken"))
         #expect(refreshToken["client_id"] == .string(Suite.mailClient))
-        #expect(refreshToken["family_id"] == .string("1"))
+        // "Save a separate entry for MRRT": the client's own copy has no family_id
+        // (MSIDDefaultTokenCacheAccessor saveRefreshTokenWithConfiguration;
+        // MSIDCacheSchemaValidationTests testSchemaComplianceForRefreshToken_...).
+        #expect(refreshToken["family_id"] == nil)
         #expect(refreshToken["realm"] == nil)
         #expect(refreshToken["cached_at"] == .string("1700000000"))
         #expect(refreshToken["secret"]?.stringValue?.hasPrefix("emulated-refresh-token.") == true)
-        // The family token is the same token, stored under the family ID, with this app as client_id.
-        #expect(familyToken == refreshToken)
+        // The family token is the same token, stored under the family ID, with this app as
+        // client_id and the family (testSchemaComplianceForFamilyRefreshToken_...).
+        var withFamily = refreshToken
+        withFamily["family_id"] = .string("1")
+        #expect(familyToken == withFamily)
         let account = suite.json(items.first { $0.type == 1003 })
         #expect(account["home_account_id"] == .string(home))
         #expect(account["environment"] == .string(Self.environment))
@@ -144,8 +163,10 @@ struct ItemLayoutTests {
         #expect(StableUUID.from("") == "6c62272e-07bb-8142-a2b8-21756295c58d")
     }
 
+    /// A token response replaces credentials whole (their JSON is the new token's), and merges
+    /// the account with its previous JSON (MSIDAccountCredentialCache saveAccount).
     @Test(arguments: Backend.memoryAndKeyring)
-    func unknownKeysSurviveARewrite(_ backend: Backend) throws {
+    func accountFieldsSurviveARewriteCredentialFieldsDoNot(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let first = try suite.mail.signIn(username: "alice@contoso.com")
         let user = "\(first.account.homeAccountID)-\(Self.environment)"
@@ -157,7 +178,7 @@ struct ItemLayoutTests {
         suite.clock.advance(by: 10)
         let second = try suite.mail.signIn(username: "alice@contoso.com")
         let familyToken = suite.json(try suite.item(account: user, service: "refreshtoken-1--"))
-        #expect(familyToken["x_custom"] == .string("keep me"))
+        #expect(familyToken["x_custom"] == nil)
         // The known fields were rewritten.
         #expect(familyToken["cached_at"] == .string("1700000010"))
         #expect(familyToken["secret"] != oldSecret)
@@ -191,12 +212,13 @@ struct ItemLayoutTests {
         #expect(item.contains(service))
         #expect(reason == "'secret' is missing")
         #expect(error?.status == .decode)
-        // Token lookups skip it as the SDK does: the token is redeemed again instead.
+        // Token lookups skip it as the SDK does: the app's own refresh token is redeemed instead
+        // (own first outside single-FRT mode: MSIDSilentTokenRequest shouldCheckForFRTFirst).
         let silent = try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
-        #expect(silent.source == .familyRefreshToken)
+        #expect(silent.source == .refreshToken)
         let rewritten = suite.json(try suite.item(account: user, service: service))
         #expect(rewritten["secret"] == .string(silent.accessToken.value))
-        #expect(rewritten["x_custom"] == .string("kept"))
+        #expect(rewritten["x_custom"] == nil)
         #expect(throws: Never.self) { try suite.mail.exportCache() }
     }
 

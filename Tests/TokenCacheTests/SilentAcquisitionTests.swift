@@ -23,7 +23,7 @@ struct SilentAcquisitionTests {
         #expect(try suite.items() == before)
         // A scope the token lacks needs a new one.
         let wider = try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read", "Calendars.Read"])
-        #expect(wider.source == .familyRefreshToken)
+        #expect(wider.source == .refreshToken)
         #expect(wider.scopes == ["user.read", "Calendars.Read"])
     }
 
@@ -54,19 +54,57 @@ struct SilentAcquisitionTests {
         #expect(try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).accessToken == refreshed.accessToken)
     }
 
+    /// Outside single-FRT mode the app's own refresh token goes first, then the family's
+    /// (IdentityCore MSIDSilentTokenRequest.m shouldCheckForFRTFirst is NO;
+    /// MSIDDefaultSilentTokenRequestTests testAcquireTokenSilent_whenRevokedAppRefreshTokenInCache_shouldFallbackToFamilyRefreshToken).
     @Test(arguments: Backend.memoryAndKeyring)
-    func familyAppRefreshesThroughTheFamilyTokenAndRotatesBothCopies(_ backend: Backend) throws {
+    func ownRefreshTokenFirstThenTheFamilysAndBothCopiesRotate(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.mail.signIn(username: "alice@contoso.com")
         let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
         suite.clock.advance(by: 3600)
         let refreshed = try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
-        // The app metadata says the app is in family 1, so the family token is tried first.
-        #expect(refreshed.source == .familyRefreshToken)
+        #expect(refreshed.source == .refreshToken)
         let own = suite.json(try suite.item(account: user, service: "refreshtoken-\(Suite.mailClient)--"))
         let family = suite.json(try suite.item(account: user, service: "refreshtoken-1--"))
         #expect(own["secret"] == family["secret"])
         #expect(own["cached_at"] == .string("1700003600"))
+        // Without its own refresh token the app falls back to the family's.
+        try suite.mail.keychain.delete(KeychainQuery(group: suite.group, account: user, service: "refreshtoken-\(Suite.mailClient)--"))
+        suite.clock.advance(by: 3600)
+        #expect(try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]).source == .familyRefreshToken)
+    }
+
+    /// An access token counts only with the account's ID token beside it
+    /// (MSIDDefaultSilentTokenRequest.m resultWithAccessToken;
+    /// MSIDDefaultSilentTokenRequestTests testAcquireTokenSilent_whenAccessToken_butNoIDToken_shouldRefreshToken).
+    @Test(arguments: Backend.memoryAndKeyring)
+    func anAccessTokenWithoutItsIDTokenIsRefreshed(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let signedIn = try suite.legacy.signIn(username: "bob@contoso.com")
+        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        try suite.legacy.keychain.delete(KeychainQuery(group: suite.group, account: user, type: 2003))
+        let silent = try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"])
+        #expect(silent.source == .refreshToken)
+        #expect(silent.accessToken != signedIn.accessToken)
+    }
+
+    /// A client that signed an account out asks for interaction before looking at any token
+    /// (MSALPublicClientApplication.m acquireTokenSilentWithParameters, the early return after
+    /// accountStateForParameters; MSALPublicClientApplicationTests
+    /// testRemoveAccount_whenAccountExists_andIsFociClient_shouldRemoveAccount_andMarkClientNonFoci).
+    @Test(arguments: Backend.memoryAndKeyring)
+    func aSignedOutAccountNeedsInteractionEvenWithAFamilyToken(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.mail.signIn(username: "alice@contoso.com")
+        #expect(try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"]).source == .familyRefreshToken)
+        try suite.calendar.remove(account: "alice@contoso.com")
+        let error = #expect(throws: TokenCacheError.self) {
+            try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"])
+        }
+        #expect(error?.message.contains("Account is signed out, user interaction is required.") == true)
+        // Mail, which did not sign alice out, still gets tokens.
+        #expect(throws: Never.self) { try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]) }
     }
 
     @Test(arguments: Backend.memoryAndKeyring)

@@ -2,37 +2,40 @@ import Foundation
 import SharedKeychain
 
 extension TokenCache {
-    /// MSAL's `allAccounts` for this app: the account records of the group, kept when a refresh
-    /// token exists for that home account whose `client_id` is this app's, or whose `family_id`
-    /// is the app's family (from its app metadata; ``defaultFamilyID`` while it has none).
-    /// This client's `signed_out` state hides an account even then.
+    /// MSAL's `allAccounts` for this app (`MSALAccountsProvider allAccounts`, IdentityCore
+    /// `MSIDDefaultTokenCacheAccessor accountsWithAuthority` with no authority): the account
+    /// records of the group in ANY environment, kept when this client's account metadata says
+    /// `signed_in` (even with no refresh token), dropped when it says `signed_out`, and
+    /// otherwise kept when a refresh token of that home account has this app's `client_id` or
+    /// the app's family as `family_id` (the family from the app metadata; ``defaultFamilyID``
+    /// while it has none; none when the server said "no family").
     ///
-    /// Seven partial queries (one per item type that plays a part), whatever the size of the
-    /// group; one account per home account, the home tenant's record first.
+    /// Partial queries (one per item type that plays a part), whatever the size of the group;
+    /// one account per home account, the home tenant's record first, as MSAL merges them.
     public func accounts() throws(TokenCacheError) -> [CachedAccount] {
-        // One partial query per item type that plays a part (not access or ID tokens).
-        let types = Array(ItemType.accounts) + [CredentialType.refreshToken.itemType, ItemType.appMetadata, ItemType.signInState]
+        let types = Array(ItemType.accounts) + [CredentialType.refreshToken.itemType, ItemType.appMetadata, ItemType.legacySignInState]
         let snapshot = CacheSnapshot(items: try items(ofTypes: types))
-        let family = familyForLookup(in: snapshot)
+        let metadata = try readAccountMetadata()?.value
+        let family = familyForLookup(in: snapshot).map(CacheKey.normalized)
         let client = CacheKey.normalized(clientID)
         var withToken = Set<String>()
-        for entry in snapshot.credentials where entry.value.type == .refreshToken && CacheKey.normalized(entry.value.environment) == environment {
+        for entry in snapshot.credentials where entry.value.type == .refreshToken {
             let token = entry.value
             let isOwn = CacheKey.normalized(token.clientID) == client
-            let isFamily = family != nil && token.family.map(CacheKey.normalized) == family.map(CacheKey.normalized)
+            let isFamily = family != nil && token.family.map(CacheKey.normalized) == family
             if isOwn || isFamily { withToken.insert(CacheKey.normalized(token.homeAccountID)) }
-        }
-        var signedOut = Set<String>()
-        for entry in snapshot.signInStates
-        where entry.value.state == .signedOut && CacheKey.normalized(entry.value.clientID) == client
-            && CacheKey.normalized(entry.value.environment) == environment {
-            signedOut.insert(CacheKey.normalized(entry.value.homeAccountID))
         }
         var chosen: [String: CachedAccount] = [:]
         var order: [String] = []
-        for account in snapshot.accounts.map(\.value) where CacheKey.normalized(account.environment) == environment {
+        for account in snapshot.accounts.map(\.value) {
             let home = CacheKey.normalized(account.homeAccountID)
-            guard withToken.contains(home), !signedOut.contains(home) else { continue }
+            let state = metadata?.entry(for: account.homeAccountID).map(\.state).flatMap { $0 == .unknown ? nil : $0 }
+                ?? snapshot.legacyRecords(clientID: clientID, homeAccountID: account.homeAccountID).last?.value.state
+            switch state {
+            case .signedOut?: continue
+            case .signedIn?: break
+            default: guard withToken.contains(home) else { continue }
+            }
             if let kept = chosen[home] {
                 if !kept.isHomeTenantRecord, account.isHomeTenantRecord { chosen[home] = account }
             } else {

@@ -18,32 +18,48 @@ extension TokenCache {
         let user = issuer.user(username: username, tenant: tenant)
         let response = issuer.issue(
             to: user, clientID: clientID, familyID: configuration.familyID, environment: environment, scopes: scopes, at: now())
-        let existing = try existingObjects(homeAccountID: user.homeAccountID)
+        let existing = CacheSnapshot(items: try itemsOf(homeAccountID: user.homeAccountID))
         try save(response, over: existing)
         return result(of: response, source: .interactive)
     }
 
-    /// Writes a token response as the SDK does: app metadata, account, ID token, refresh token,
-    /// family refresh token, access token, then this client's sign-in state. Each item keeps
-    /// the fields of `existing` this module does not manage.
-    func save(_ response: TokenResponse, over existing: [ItemAddress: JSONObject]) throws(TokenCacheError) {
-        let metadata = response.appMetadata
-        try write(metadata.fields, managedKeys: AppMetadata.managedKeys, at: metadata.layout, over: existing)
+    /// Writes a token response in IdentityCore's order (`MSIDTokenResponseValidator`
+    /// `validateAndSaveTokenResponse`, `MSIDDefaultTokenCacheAccessor`
+    /// `saveTokensWithConfiguration`): this client's account metadata set `signed_in` (written
+    /// only when that changes it); access tokens of the account, client and realm whose scopes
+    /// intersect the new one's deleted; then the access token, the ID token, the family refresh
+    /// token (when the response names a family), the client's own refresh token WITHOUT
+    /// `family_id` ("Save a separate entry for MRRT"), the app metadata and the account, each
+    /// written whether or not it changed. The account is merged with its previous JSON
+    /// (`MSIDAccountCredentialCache saveAccount`).
+    func save(_ response: TokenResponse, over existing: CacheSnapshot) throws(TokenCacheError) {
         let account = response.account
-        try write(account.fields(clientInfo: response.user.clientInfo), managedKeys: CachedAccount.managedKeys, at: account.layout, over: existing)
-        let idToken = response.idTokenCredential
-        try write(idToken.fields, managedKeys: Credential.managedKeys, at: idToken.layout(), over: existing)
-        let refreshToken = response.refreshTokenCredential
-        try write(refreshToken.fields, managedKeys: Credential.managedKeys, at: refreshToken.layout(), over: existing)
-        if refreshToken.family != nil {
-            try write(refreshToken.fields, managedKeys: Credential.managedKeys, at: refreshToken.layout(asFamilyToken: true), over: existing)
-        }
+        try updateSignInState(of: account.homeAccountID, to: .signedIn, legacy: existing)
         let accessToken = response.accessTokenCredential
-        try write(accessToken.fields, managedKeys: Credential.managedKeys, at: accessToken.layout(), over: existing)
-        let state = SignInRecord(clientID: clientID, homeAccountID: account.homeAccountID, environment: environment, state: .signedIn)
-        // Already signed in: skip the write.
-        guard existing[state.layout.address]?["sign_in_state"] != .string(SignInState.signedIn.rawValue) else { return }
-        try write(state.fields, managedKeys: SignInRecord.managedKeys, at: state.layout, over: existing)
+        let home = CacheKey.normalized(account.homeAccountID)
+        for entry in existing.credentials where entry.value.type == .accessToken {
+            let token = entry.value
+            guard CacheKey.normalized(token.homeAccountID) == home, CacheKey.normalized(token.environment) == environment,
+                CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID),
+                CacheKey.normalized(token.realm ?? "") == CacheKey.normalized(accessToken.realm ?? ""),
+                !token.scopes.isDisjoint(with: accessToken.scopes)
+            else { continue }
+            _ = try deleteItem(entry.item)
+        }
+        try store(CacheJSON.data(accessToken.fields), at: accessToken.layout())
+        let idToken = response.idTokenCredential
+        try store(CacheJSON.data(idToken.fields), at: idToken.layout())
+        var refreshToken = response.refreshTokenCredential
+        if refreshToken.family != nil {
+            try store(CacheJSON.data(refreshToken.fields), at: refreshToken.layout(asFamilyToken: true))
+        }
+        refreshToken.familyID = nil
+        try store(CacheJSON.data(refreshToken.fields), at: refreshToken.layout())
+        let metadata = response.appMetadata
+        try store(CacheJSON.data(metadata.fields), at: metadata.layout)
+        let fields = account.fields(clientInfo: response.user.clientInfo)
+        let merged = CacheJSON.overlay(fields, on: existing.objects[account.layout.address], managedKeys: Set(fields.keys))
+        try store(CacheJSON.data(merged), at: account.layout)
     }
 
     func result(of response: TokenResponse, source: TokenSource) -> AuthenticationResult {

@@ -5,9 +5,14 @@ extension TokenCache {
     /// MSAL's `acquireTokenSilent`: a valid access token from the cache, else one redeemed from
     /// the app's refresh token or the family's, which rotates the refresh token.
     ///
-    /// An access token is valid when it was issued to this client for the account's tenant,
-    /// covers every requested scope (case-insensitively) and does not expire within
-    /// ``expirationMargin``.
+    /// In MSAL's order (`MSALPublicClientApplication.m` `acquireTokenSilentWithParameters`,
+    /// IdentityCore `MSIDSilentTokenRequest.m`, `MSIDDefaultSilentTokenRequest.m`): an account
+    /// this client signed out needs interaction before the cache is looked at; an access token
+    /// counts only with the account's ID token and account item beside it, when it was issued
+    /// to this client for the account's tenant, covers every requested scope
+    /// (case-insensitively) and does not expire within ``expirationMargin``; then the app's own
+    /// refresh token, then the family's (the family from the app metadata; ``defaultFamilyID``
+    /// while the cache has none; none when the server said "no family").
     ///
     /// - Parameters:
     ///   - identifier: a home account ID (`<oid>.<tid>`) or a username.
@@ -28,6 +33,9 @@ extension TokenCache {
             throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: try? wipeInfo())
         }
         let snapshot = CacheSnapshot(items: try itemsOf(homeAccountID: account.homeAccountID))
+        if try signInState(of: account.homeAccountID, legacy: snapshot) == .signedOut {
+            throw .interactionRequired(reason: "Account is signed out, user interaction is required. (\(account.username), client \(clientID))", lastWipe: nil)
+        }
         let date = now()
         if !forceRefresh, let cached = validAccessToken(for: account, scopes: scopes, in: snapshot, at: date) {
             return cached
@@ -41,7 +49,7 @@ extension TokenCache {
             let response = issuer.issue(
                 to: issuer.user(for: account), clientID: clientID, familyID: configuration.familyID,
                 environment: environment, scopes: scopes, at: date)
-            try save(response, over: snapshot.objects)
+            try save(response, over: snapshot)
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
         }
         let family = familyForLookup(in: snapshot).map { " or family \($0)" } ?? ""
@@ -51,7 +59,8 @@ extension TokenCache {
         throw .interactionRequired(reason: reason, lastWipe: try? wipeInfo())
     }
 
-    /// The cached access token that satisfies the request, as a result.
+    /// The cached access token that satisfies the request, as a result; nil without the
+    /// account's ID token of this client and realm (`resultWithAccessToken` then refreshes).
     func validAccessToken(for account: CachedAccount, scopes: [String], in snapshot: CacheSnapshot, at date: Date) -> AuthenticationResult? {
         let wanted = Set(scopes.map { $0.lowercased() })
         let accountKey = CacheKey.account(homeAccountID: account.homeAccountID, environment: environment)
@@ -65,29 +74,28 @@ extension TokenCache {
                 && (token.expiresOn ?? .distantPast) > date.addingTimeInterval(Self.expirationMargin)
         }
         guard let token = found?.value, let expiresOn = token.expiresOn else { return nil }
-        let idToken = ItemLayout.credential(
+        let idTokenLayout = ItemLayout.credential(
             .idToken, homeAccountID: account.homeAccountID, environment: environment,
             clientOrFamilyID: clientID, realm: account.tenantID, target: nil)
+        guard let idToken = snapshot.credential(at: idTokenLayout) else { return nil }
         return AuthenticationResult(
             accessToken: TokenSecret(token.secret),
-            idToken: snapshot.credential(at: idToken).map { TokenSecret($0.value.secret) },
+            idToken: TokenSecret(idToken.value.secret),
             scopes: (token.target ?? "").split(whereSeparator: \.isWhitespace).map(String.init),
             expiresOn: expiresOn, account: account, tenantID: token.realm ?? account.tenantID, source: .cache)
     }
 
-    /// The refresh tokens to try, in MSAL's order: the family token first when the app metadata
-    /// says the app is in a family; otherwise the app's own token first, then the family token
-    /// of the default family when the cache has no app metadata yet.
+    /// The refresh tokens to try, in MSAL's order outside single-FRT mode
+    /// (`MSIDSilentTokenRequest.m` `shouldCheckForFRTFirst` is NO): the app's own token first,
+    /// then the family token of the app's family, when it has one.
     func refreshTokens(for account: CachedAccount, in snapshot: CacheSnapshot) -> [(CacheSnapshot.Entry<Credential>, isFamily: Bool)] {
         let layout = { (client: String) in
             ItemLayout.credential(.refreshToken, homeAccountID: account.homeAccountID, environment: environment,
                                   clientOrFamilyID: client, realm: nil, target: nil)
         }
         let own = snapshot.credential(at: layout(clientID)).map { ($0, isFamily: false) }
-        let family = familyForLookup(in: snapshot)
-        let shared = family.flatMap { snapshot.credential(at: layout($0)) }.map { ($0, isFamily: true) }
-        let knownFamily = snapshot.appMetadata(clientID: clientID, environment: environment)?.family != nil
-        return (knownFamily ? [shared, own] : [own, shared]).compactMap { $0 }
+        let shared = familyForLookup(in: snapshot).flatMap { snapshot.credential(at: layout($0)) }.map { ($0, isFamily: true) }
+        return [own, shared].compactMap { $0 }
     }
 }
 

@@ -40,14 +40,13 @@ struct CacheImport {
                 guard let object = entry.objectValue else {
                     throw .invalidImport(section: name, key: key, reason: "must be an object, but it is \(entry.kindName)")
                 }
-                let layouts: [(layout: ItemLayout, isOwn: Bool)]
+                let layouts: [(layout: ItemLayout, isOwn: Bool, object: JSONObject)]
                 do { layouts = try Self.layouts(of: object, in: section) } catch {
                     throw .invalidImport(section: name, key: key, reason: error.reason)
                 }
-                let data = CacheJSON.data(object)
                 let modified = Self.modificationTime(of: object)
-                for (layout, isOwn) in layouts {
-                    let claim = Claim(section: name, key: key, layout: layout, data: data, isOwn: isOwn, modified: modified)
+                for (layout, isOwn, value) in layouts {
+                    let claim = Claim(section: name, key: key, layout: layout, data: CacheJSON.data(value), isOwn: isOwn, modified: modified)
                     guard let earlier = claims[layout.address] else {
                         claims[layout.address] = claim
                         order.append(layout.address)
@@ -102,9 +101,12 @@ struct CacheImport {
         return 0
     }
 
-    /// Where the entry goes, from its fields alone: one item, or two for a refresh token of a
-    /// family (the client's and the family's, as the iOS SDKs keep them).
-    private static func layouts(of object: JSONObject, in section: CacheSection) throws(FieldError) -> [(layout: ItemLayout, isOwn: Bool)] {
+    /// Where the entry goes, from its fields alone, with the value stored there: one item, or
+    /// two for a refresh token of a family, as the iOS SDKs keep them: the family's with
+    /// `family_id`, the client's own copy without it ("Save a separate entry for MRRT").
+    private static func layouts(of object: JSONObject, in section: CacheSection) throws(FieldError)
+        -> [(layout: ItemLayout, isOwn: Bool, object: JSONObject)]
+    {
         switch section {
         case .accessToken, .refreshToken, .idToken:
             let credential = try Credential(object: object)
@@ -114,11 +116,14 @@ struct CacheImport {
             let isFamilyToken = credential.type == .refreshToken && credential.family.map {
                 CacheKey.normalized($0) != CacheKey.normalized(credential.clientID)
             } ?? false
-            return [(credential.layout(), true)] + (isFamilyToken ? [(credential.layout(asFamilyToken: true), false)] : [])
+            guard isFamilyToken else { return [(credential.layout(), true, object)] }
+            var own = object
+            own["family_id"] = nil
+            return [(credential.layout(), true, own), (credential.layout(asFamilyToken: true), false, object)]
         case .account:
-            return [(try CachedAccount(object: object).layout, true)]
+            return [(try CachedAccount(object: object).layout, true, object)]
         case .appMetadata:
-            return [(try AppMetadata(object: object).layout, true)]
+            return [(try AppMetadata(object: object).layout, true, object)]
         }
     }
 }

@@ -78,7 +78,8 @@ public enum CacheKeyStyle: String, Sendable, CaseIterable {
     /// MSAL Python's: a refresh token's key ends with its target
     /// (`<home>-<env>-refreshtoken-<client_id>--<target>`), and there is one refresh token per
     /// user and client: a family refresh token stored apart in the keychain is folded into it
-    /// (the newer of the two is written). Importing it writes both keychain items again.
+    /// (the newer of the two is written, the family's on a tie). Importing it writes both
+    /// keychain items again.
     case msalPython = "msal-python"
     /// The shape earlier versions of this tool wrote: refresh-token keys without the target,
     /// and a family refresh token as an entry of its own keyed by its family ID.
@@ -97,7 +98,9 @@ struct CacheExport {
             throw .invalidCacheItem(item: bad.item.primaryKey.description, reason: bad.reason)
         }
         // MSAL Python keeps one refresh token per user and client: the client's and the family
-        // token fold into one entry, the newer one (the client's on a tie).
+        // token fold into one entry, the newer one; on a tie the family token, which carries
+        // the `family_id` MSAL Python's entry has (the client's own copy has none, as the iOS
+        // SDKs save it).
         var refreshTokens: [String: CacheSnapshot.Entry<Credential>] = [:]
         for entry in snapshot.credentials {
             let isFamily = entry.value.isFamilyToken(service: entry.item.service)
@@ -108,8 +111,8 @@ struct CacheExport {
             }
             if let kept = refreshTokens[key] {
                 let newer = entry.item.modificationDate > kept.item.modificationDate
-                let tieGoesToClient = entry.item.modificationDate == kept.item.modificationDate && !isFamily
-                if newer || tieGoesToClient { refreshTokens[key] = entry }
+                let tieGoesToFamily = entry.item.modificationDate == kept.item.modificationDate && isFamily
+                if newer || tieGoesToFamily { refreshTokens[key] = entry }
             } else {
                 refreshTokens[key] = entry
             }

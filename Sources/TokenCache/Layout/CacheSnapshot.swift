@@ -16,7 +16,9 @@ struct CacheSnapshot: Sendable {
     private(set) var credentials: [Entry<Credential>] = []
     private(set) var accounts: [Entry<CachedAccount>] = []
     private(set) var appMetadata: [Entry<AppMetadata>] = []
-    private(set) var signInStates: [Entry<SignInRecord>] = []
+    private(set) var accountMetadata: [Entry<AccountMetadataItem>] = []
+    /// Sign-in records of the emulator's earlier layout (type 4001), read until converted.
+    private(set) var legacySignInStates: [Entry<LegacySignInRecord>] = []
     /// Cache items (credentials, accounts, app metadata) whose value cannot be used. The SDKs
     /// skip them when looking tokens up; an export refuses them.
     private(set) var invalid: [(item: KeychainItem, reason: String)] = []
@@ -30,13 +32,13 @@ struct CacheSnapshot: Sendable {
     }
 
     private mutating func add(_ item: KeychainItem) {
-        if item.account == WipeRecord.account, item.service == WipeRecord.service {
+        if WipeRecord.isRecord(item) {
             wipeRecord = try? WipeRecord(data: item.data)
             return
         }
         guard let type = item.type else { return }
         let isCacheItem = ItemType.credentials.contains(type) || ItemType.accounts.contains(type) || type == ItemType.appMetadata
-        guard isCacheItem || type == ItemType.signInState else { return }
+        guard isCacheItem || type == ItemType.accountMetadata || type == ItemType.legacySignInState else { return }
         guard let object = CacheJSON.object(from: item.data) else {
             if isCacheItem { invalid.append((item, "the value is not a JSON object")) }
             return
@@ -58,8 +60,10 @@ struct CacheSnapshot: Sendable {
                 accounts.append(Entry(item: item, value: account, object: object))
             } else if type == ItemType.appMetadata {
                 appMetadata.append(Entry(item: item, value: try AppMetadata(object: object), object: object))
+            } else if type == ItemType.accountMetadata {
+                accountMetadata.append(Entry(item: item, value: try AccountMetadataItem(object: object), object: object))
             } else {
-                signInStates.append(Entry(item: item, value: try SignInRecord(object: object), object: object))
+                legacySignInStates.append(Entry(item: item, value: try LegacySignInRecord(object: object), object: object))
             }
         } catch {
             if isCacheItem { invalid.append((item, error.reason)) }
@@ -77,10 +81,34 @@ struct CacheSnapshot: Sendable {
         return appMetadata.first { $0.address == layout.address }?.value
     }
 
-    /// The sign-in state `clientID` recorded for `homeAccountID`.
-    func signInState(clientID: String, homeAccountID: String, environment: String) -> SignInState? {
-        let layout = ItemLayout.signInState(homeAccountID: homeAccountID, environment: environment, clientID: clientID)
-        return signInStates.first { $0.address == layout.address }?.value.state
+    /// The app metadata of `clientID` in any environment, the first found: how MSAL's account
+    /// list finds the app's family (`MSALAccountsProvider appMetadataItem`).
+    func anyAppMetadata(clientID: String) -> AppMetadata? {
+        let client = CacheKey.normalized(clientID)
+        return appMetadata.first { CacheKey.normalized($0.value.clientID) == client }?.value
+    }
+
+    /// The account-metadata item of `clientID`, if the snapshot holds it.
+    func accountMetadata(clientID: String) -> Entry<AccountMetadataItem>? {
+        accountMetadata.first { $0.item.service == clientID } ?? accountMetadata.first { CacheKey.normalized($0.item.service) == CacheKey.normalized(clientID) }
+    }
+
+    /// The sign-in state `clientID` recorded for `homeAccountID`: its account metadata's entry,
+    /// else a record of the emulator's earlier layout, else nil (unknown).
+    func signInState(clientID: String, homeAccountID: String) -> SignInState? {
+        if let entry = accountMetadata(clientID: clientID)?.value.entry(for: homeAccountID), entry.state != .unknown {
+            return entry.state
+        }
+        return legacyRecords(clientID: clientID, homeAccountID: homeAccountID).last?.value.state
+    }
+
+    /// This client's sign-in records of the earlier layout for `homeAccountID`, any environment.
+    func legacyRecords(clientID: String, homeAccountID: String) -> [Entry<LegacySignInRecord>] {
+        let client = CacheKey.normalized(clientID)
+        let home = CacheKey.normalized(homeAccountID)
+        return legacySignInStates.filter {
+            CacheKey.normalized($0.value.clientID) == client && CacheKey.normalized($0.value.homeAccountID) == home
+        }
     }
 
     /// The account `identifier` names (home account ID or username) in `environment`,

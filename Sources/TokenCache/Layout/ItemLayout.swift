@@ -10,10 +10,10 @@ import Foundation
 /// | ID token | same | `idtoken-<clientid>-<realm>-` | `idtoken-<clientid>-<realm>` | 2003 |
 /// | account | same | `<realm>` | `<username>` | 1001–1004 |
 /// | app metadata | `<environment>` | `appmetadata-<clientid>` | `<family_id>` | 3001 |
-/// | sign-in state (this emulator's) | same as credentials | `signinstate-<clientid>` | same as service | 4001 |
+/// | account metadata (one per client) | `authority_map` | `<clientid>` as given | none | 5001 |
 ///
-/// Every string is trimmed and lowercased. The wipe record is the one exception; see
-/// ``WipeRecord``.
+/// Every string is trimmed and lowercased but the account-metadata service; the wipe record has
+/// a layout of its own (``WipeRecord``).
 struct ItemLayout: Sendable, Hashable {
     var account: String
     var service: String
@@ -58,20 +58,14 @@ struct ItemLayout: Sendable, Hashable {
             type: authorityType.itemType)
     }
 
+    /// `MSIDAppMetadataCacheKey.m`: the generic is the family ID's bytes, empty for `""` (the
+    /// server said "no family") and absent for nil.
     static func appMetadata(environment: String, clientID: String, familyID: String?) -> ItemLayout {
-        let family = familyID.map(CacheKey.normalized) ?? ""
-        return ItemLayout(
+        ItemLayout(
             account: CacheKey.normalized(environment),
             service: CacheKey.normalized("appmetadata-\(clientID)"),
-            generic: family.isEmpty ? nil : Data(family.utf8),
+            generic: familyID.map { Data(CacheKey.normalized($0).utf8) },
             type: ItemType.appMetadata)
-    }
-
-    static func signInState(homeAccountID: String, environment: String, clientID: String) -> ItemLayout {
-        let service = CacheKey.normalized("signinstate-\(clientID)")
-        return ItemLayout(
-            account: CacheKey.account(homeAccountID: homeAccountID, environment: environment),
-            service: service, generic: Data(service.utf8), type: ItemType.signInState)
     }
 }
 
@@ -82,10 +76,11 @@ enum ItemType {
     /// Accounts are 1000 + the authority type (see ``AuthorityType``).
     static let accounts: ClosedRange<Int> = 1001...1004
     static let appMetadata = 3001
-    /// Per-client, per-account sign-in state. The SDK keeps this in one item per client holding
-    /// a map of accounts; the emulator gives each account its own item so that no two sign-ins
-    /// ever read-modify-write one shared item.
-    static let signInState = 4001
+    /// Account metadata: one item per client (``AccountMetadataItem``).
+    static let accountMetadata = 5001
+    /// The per-account sign-in records of earlier versions of this emulator, read and converted
+    /// (``LegacySignInRecord``).
+    static let legacySignInState = 4001
 }
 
 /// The account and service of an item: its primary key within the group.

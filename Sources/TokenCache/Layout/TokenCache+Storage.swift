@@ -1,7 +1,10 @@
 import Foundation
 import SharedKeychain
 
-/// The keychain operations the cache is built from, with the SDKs' write discipline.
+/// The keychain calls the cache is built from, with the SDKs' write discipline
+/// (IdentityCore `cache/MSIDKeychainTokenCache.m`): reads are `SecItemCopyMatching` with
+/// `kSecMatchLimitAll`, writes update-then-add, deletes one `SecItemDelete` per query. Each
+/// reports itself to the configuration's ``KeychainCallTrace``.
 extension TokenCache {
     /// Every item of the group, in one `copyMatching` with `kSecMatchLimitAll`.
     func snapshot() throws(TokenCacheError) -> CacheSnapshot {
@@ -11,8 +14,11 @@ extension TokenCache {
     /// The items matching `query`; none is an empty array, not an error.
     func items(matching query: KeychainQuery) throws(TokenCacheError) -> [KeychainItem] {
         do {
-            return try keychain.copyMatching(query, limit: .all)
+            let found = try keychain.copyMatching(query, limit: .all)
+            trace(.copyMatching, query, status: .success, count: found.count)
+            return found
         } catch {
+            trace(.copyMatching, query, status: error.status)
             guard case .itemNotFound = error else { throw .keychain(error) }
             return []
         }
@@ -35,31 +41,12 @@ extension TokenCache {
             + items(matching: KeychainQuery(group: accessGroup, account: metadata.account, service: metadata.service))
     }
 
-    /// The stored JSON of one user's items and of this app's metadata, for rewrites.
-    func existingObjects(homeAccountID: String) throws(TokenCacheError) -> [ItemAddress: JSONObject] {
-        var objects: [ItemAddress: JSONObject] = [:]
-        for item in try itemsOf(homeAccountID: homeAccountID) {
-            if let object = CacheJSON.object(from: item.data) { objects[ItemAddress(account: item.account, service: item.service)] = object }
-        }
-        return objects
-    }
-
-    /// Writes `fields` at `layout` over the JSON stored there, keeping the keys this module does
-    /// not manage (`managedKeys`). A write that would store what is already there is skipped, as
-    /// the SDKs skip unchanged app metadata and account records: on a real device such a write
-    /// costs a keychain round trip, and here it costs gnome-keyring a rewrite of a whole file.
-    func write(_ fields: JSONObject, managedKeys: Set<String>, at layout: ItemLayout, over existing: [ItemAddress: JSONObject]) throws(TokenCacheError) {
-        let stored = existing[layout.address]
-        let object = CacheJSON.overlay(fields, on: stored, managedKeys: managedKeys)
-        guard object != stored else { return }
-        try store(CacheJSON.data(object), at: layout)
-    }
-
-    /// Update-then-add, as the SDKs write: update on {group, account, service, type}; when
-    /// nothing matched, add; when that add loses a race to another app's add, update again, and
-    /// when a wipe took that item meanwhile, add again: a write ends with the item written.
-    func store(_ data: Data, at layout: ItemLayout) throws(TokenCacheError) {
-        let query = KeychainQuery(group: accessGroup, account: layout.account, service: layout.service, type: layout.type)
+    /// Update-then-add, as the SDKs write (`saveData`): update on {group, account, service,
+    /// type} (or `query`) with the data and generic; when nothing matched, add with the
+    /// configuration's accessibility. When that add loses a race to another app's add, update
+    /// again, and when a wipe took the item meanwhile, add again: a write ends with it written.
+    func store(_ data: Data, at layout: ItemLayout, query: KeychainQuery? = nil) throws(TokenCacheError) {
+        let query = query ?? KeychainQuery(group: accessGroup, account: layout.account, service: layout.service, type: layout.type)
         let change = ItemChange(generic: layout.generic, data: data)
         let item = NewItem(
             account: layout.account, service: layout.service, group: accessGroup,
@@ -69,14 +56,20 @@ extension TokenCache {
         for _ in 0..<8 {
             do {
                 try keychain.update(query, with: change)
+                trace(.update, query, status: .success)
                 return
             } catch {
+                trace(.update, query, status: error.status)
                 guard case .itemNotFound = error else { throw .keychain(error) }
             }
             do {
                 try keychain.add(item)
+                trace(KeychainCall(
+                    function: .add, account: item.account, service: item.service, generic: item.generic.map { String(decoding: $0, as: UTF8.self) },
+                    type: item.type, accessibility: item.accessibility, status: .success))
                 return
             } catch {
+                trace(KeychainCall(function: .add, account: item.account, service: item.service, type: item.type, status: error.status))
                 guard case .duplicateItem = error else { throw .keychain(error) }
                 lastError = error
             }
@@ -87,27 +80,36 @@ extension TokenCache {
     /// Deletes the one item at `item`'s primary key; one already gone is not an error.
     /// Returns whether it deleted something.
     func deleteItem(_ item: KeychainItem) throws(TokenCacheError) -> Bool {
-        do {
-            try keychain.delete(KeychainQuery(group: accessGroup, account: item.account, service: item.service, type: item.type))
-            return true
-        } catch {
-            guard case .itemNotFound = error else { throw .keychain(error) }
-            return false
-        }
+        try deleteAll(KeychainQuery(group: accessGroup, account: item.account, service: item.service, type: item.type)) > 0
     }
 
     /// Deletes everything `query` matches; returns how many (none is zero, not an error).
     func deleteAll(_ query: KeychainQuery) throws(TokenCacheError) -> Int {
         do {
-            return try keychain.delete(query)
+            let deleted = try keychain.delete(query)
+            trace(.delete, query, status: .success, count: deleted)
+            return deleted
         } catch {
+            trace(.delete, query, status: error.status)
             guard case .itemNotFound = error else { throw .keychain(error) }
             return 0
         }
     }
 
-    /// Records this app as the last one that deleted tokens.
+    /// `saveWipeInfoWithContext`: records this app as the last one that deleted refresh tokens,
+    /// update-then-add on {account `TokenWipe`, generic} (no service, no type).
     func writeWipeRecord() throws(TokenCacheError) {
-        try store(WipeRecord(bundleID: keychain.app.bundleID, wipeTime: now()).data, at: WipeRecord.layout)
+        let record = WipeRecord(bundleID: keychain.app.bundleID, wipeTime: now())
+        try store(try record.archive(), at: WipeRecord.layout, query: WipeRecord.query(in: accessGroup))
+    }
+
+    private func trace(_ function: KeychainCall.Function, _ query: KeychainQuery, status: KeychainStatus, count: Int? = nil) {
+        trace(KeychainCall(
+            function: function, account: query.account, service: query.service,
+            generic: query.generic.map { String(decoding: $0, as: UTF8.self) }, type: query.type, status: status, count: count))
+    }
+
+    private func trace(_ call: KeychainCall) {
+        configuration.trace?.record(call)
     }
 }

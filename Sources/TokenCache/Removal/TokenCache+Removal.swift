@@ -2,11 +2,14 @@ import Foundation
 import SharedKeychain
 
 extension TokenCache {
-    /// MSAL's `removeAccount`: deletes, one item at a time, every credential of the account
-    /// whose JSON `client_id` is this app's, and marks the account `signed_out` for this client.
-    /// Account records stay. Because a family refresh token's `client_id` is whichever app
-    /// wrote it last, this can delete the family token sibling apps rely on, as in the SDK.
-    /// Writes the wipe record when a refresh token was deleted.
+    /// MSAL's `removeAccount` (`MSALPublicClientApplication.m` `removeAccountImpl`, IdentityCore
+    /// `MSIDDefaultTokenCacheAccessor clearCacheForAccount`): reads the whole group and deletes,
+    /// one item at a time, every credential of the account whose JSON `client_id` is this app's,
+    /// in ANY environment, writing the wipe record after each refresh-token delete
+    /// (`MSIDAccountCredentialCache removeCredential`); then marks the account `signed_out` in
+    /// this client's account metadata. Account records stay. Because a family refresh token's
+    /// `client_id` is whichever app wrote it last, this can delete the family token sibling apps
+    /// rely on, as in the SDK.
     ///
     /// - Parameter identifier: a home account ID or a username.
     /// - Returns: how many credentials were deleted.
@@ -15,27 +18,29 @@ extension TokenCache {
         let snapshot = try snapshot()
         let (homeAccountID, targets) = try credentialsRemoved(for: identifier, in: snapshot)
         let query = "credentials of \(homeAccountID) for client \(clientID)"
-        let scope = KeychainQuery(group: accessGroup, account: CacheKey.account(homeAccountID: homeAccountID, environment: environment))
-        var deletedRefreshToken = false
-        let deleted = try journaled(
-            "token remove", query: query, scope: scope, items: targets.map(\.item), writesWipeRecord: { deletedRefreshToken }
-        ) {
+        let scope = KeychainQuery(group: accessGroup)
+        let deleted = try journaled("token remove", query: query, scope: scope, items: targets.map(\.item)) {
             () throws(TokenCacheError) -> Int in
-            var deleted = 0
-            for entry in targets {
-                guard try deleteItem(entry.item) else { continue }
-                deleted += 1
-                if entry.value.type == .refreshToken { deletedRefreshToken = true }
-            }
-            return deleted
+            try deleteCredentials(targets)
         }
-        let state = SignInRecord(clientID: clientID, homeAccountID: homeAccountID, environment: environment, state: .signedOut)
-        try write(state.fields, managedKeys: SignInRecord.managedKeys, at: state.layout, over: snapshot.objects)
+        try updateSignInState(of: homeAccountID, to: .signedOut, legacy: snapshot)
         return deleted
     }
 
-    /// The credentials ``remove(account:)`` deletes: the account's, this client's.
-    private func credentialsRemoved(for identifier: String, in snapshot: CacheSnapshot) throws(TokenCacheError)
+    /// Deletes each credential by its key, the wipe record after each refresh token, as
+    /// `removeCredential` does; returns how many were deleted.
+    private func deleteCredentials(_ targets: [(item: KeychainItem, value: Credential)]) throws(TokenCacheError) -> Int {
+        var deleted = 0
+        for entry in targets {
+            guard try deleteItem(entry.item) else { continue }
+            deleted += 1
+            if entry.value.type == .refreshToken { try writeWipeRecord() }
+        }
+        return deleted
+    }
+
+    /// The credentials ``remove(account:)`` deletes: the account's, this client's, any environment.
+    private func credentialsRemoved(for identifier: String, in snapshot: CacheSnapshot, anyClient: Bool = false) throws(TokenCacheError)
         -> (homeAccountID: String, targets: [(item: KeychainItem, value: Credential)])
     {
         guard let homeAccountID = snapshot.homeAccountID(named: identifier, environment: environment) else {
@@ -44,8 +49,7 @@ extension TokenCache {
         let home = CacheKey.normalized(homeAccountID)
         let client = CacheKey.normalized(clientID)
         let targets = snapshot.credentials.filter { entry in
-            CacheKey.normalized(entry.value.homeAccountID) == home && CacheKey.normalized(entry.value.environment) == environment
-                && CacheKey.normalized(entry.value.clientID) == client
+            CacheKey.normalized(entry.value.homeAccountID) == home && (anyClient || CacheKey.normalized(entry.value.clientID) == client)
         }
         return (homeAccountID, targets.map { (item: $0.item, value: $0.value) })
     }
@@ -66,36 +70,53 @@ extension TokenCache {
         case .account(let identifier):
             return try credentialsRemoved(for: identifier, in: snapshot()).targets.map(\.item)
         case .wipeAccount(let identifier):
-            return try items(matching: try wipeAccountQuery(identifier))
+            return try wipeAccountTargets(identifier, in: snapshot()).items
         case .everything:
             return try items(matching: KeychainQuery(group: accessGroup))
         }
     }
 
-    private func wipeAccountQuery(_ identifier: String) throws(TokenCacheError) -> KeychainQuery {
-        guard let homeAccountID = try snapshot().homeAccountID(named: identifier, environment: environment) else {
-            throw .accountNotFound(identifier)
-        }
-        return KeychainQuery(group: accessGroup, account: CacheKey.account(homeAccountID: homeAccountID, environment: environment))
+    /// What `wipeAccount` deletes: every client's credentials of the account in any
+    /// environment, and its account records.
+    private func wipeAccountTargets(_ identifier: String, in snapshot: CacheSnapshot) throws(TokenCacheError)
+        -> (homeAccountID: String, credentials: [(item: KeychainItem, value: Credential)], accounts: [KeychainItem], items: [KeychainItem])
+    {
+        let (homeAccountID, credentials) = try credentialsRemoved(for: identifier, in: snapshot, anyClient: true)
+        let home = CacheKey.normalized(homeAccountID)
+        let accounts = snapshot.accounts.filter { CacheKey.normalized($0.value.homeAccountID) == home }.map(\.item)
+        return (homeAccountID, credentials, accounts, credentials.map(\.item) + accounts)
     }
 
-    /// Deletes every item of the user in this environment, whichever app wrote it: every app's
-    /// tokens, the account records and the sign-in states. One delete, then the wipe record.
+    /// MSAL's sign-out with `wipeAccount` (`removeAccountImpl` with `wipeAccount:YES`: no client
+    /// filter, `clearAccounts:YES`): every app's credentials of the user in any environment and
+    /// the user's account records, one delete each (the wipe record after each refresh token),
+    /// then `signed_out` in this client's account metadata; other clients' metadata is
+    /// untouched. The SDK's header warns it "will remove the SSO state from all apps sharing the
+    /// same cache".
     ///
     /// - Parameter identifier: a home account ID or a username.
     /// - Returns: how many items were deleted.
     @discardableResult
     public func wipeAccount(_ identifier: String) throws(TokenCacheError) -> Int {
-        let query = try wipeAccountQuery(identifier)
-        return try journaled("token wipe-account", query: query.description, scope: query, items: try items(matching: query)) {
-            () throws(TokenCacheError) in
-            try deleteAll(query)
+        let snapshot = try snapshot()
+        let targets = try wipeAccountTargets(identifier, in: snapshot)
+        let description = "every client's credentials and the account records of \(targets.homeAccountID)"
+        let deleted = try journaled("token wipe-account", query: description, scope: KeychainQuery(group: accessGroup), items: targets.items) {
+            () throws(TokenCacheError) -> Int in
+            var deleted = try deleteCredentials(targets.credentials)
+            for item in targets.accounts where try deleteItem(item) { deleted += 1 }
+            return deleted
         }
+        try updateSignInState(of: targets.homeAccountID, to: .signedOut, legacy: snapshot)
+        return deleted
     }
 
-    /// MSAL's `wipeCacheForAllAccounts`: one delete of the whole group, every app's items
-    /// included, then the wipe record naming this app. Any app of the group may do it; the
-    /// SDK's headers warn it "will remove the SSO state from all apps sharing the same cache".
+    /// MSAL's `wipeCacheForAllAccounts` (`clearCacheForAllAccountsWithContext`): one
+    /// `SecItemDelete({class, group})` by the default accessor and the same again by the legacy
+    /// one (which finds nothing): every app's items, account metadata and the wipe record go, and
+    /// nothing is written after, so on a device a full wipe leaves no trace of who made it. Any
+    /// app of the group may do it. The emulator's own record of it is its intent journal and,
+    /// with the audit mitigation, the audit journal, outside the group.
     ///
     /// - Returns: how many items were deleted.
     @discardableResult
@@ -103,21 +124,23 @@ extension TokenCache {
         let query = KeychainQuery(group: accessGroup)
         return try journaled("token wipe", query: query.description, scope: query, items: try items(matching: query)) {
             () throws(TokenCacheError) in
-            try deleteAll(query)
+            let deleted = try deleteAll(query)
+            _ = try deleteAll(query)
+            return deleted
         }
     }
 
-    /// Runs `deletion` between an intent and its end in the ``IntentJournal``, writing the wipe
-    /// record (when `writesWipeRecord` says so) before the intent goes: a process killed at any
-    /// point leaves either the wipe record or an intent that ``interruptedDeletions()`` reports.
-    /// The store's policy is asked first: a refused deletion writes no intent and no record.
+    /// Runs `deletion` between an intent and its end in the ``IntentJournal``: a process killed
+    /// at any point leaves an intent that ``interruptedDeletions()`` reports. The intent is the
+    /// emulator's record, outside the group; a device keeps none. The store's policy is asked
+    /// first: a refused deletion writes no intent and no record.
     ///
     /// - Parameters:
     ///   - query: the deletion as people read it, for the intent.
     ///   - scope: the keychain query whose matches include `items`, for the policy.
     ///   - items: what the deletion will delete.
     func journaled(
-        _ operation: String, query: String, scope: KeychainQuery, items: [KeychainItem], writesWipeRecord: () -> Bool = { true },
+        _ operation: String, query: String, scope: KeychainQuery, items: [KeychainItem],
         _ deletion: () throws(TokenCacheError) -> Int
     ) throws(TokenCacheError) -> Int {
         do { try keychain.authorizeDeletion(of: items, matching: scope) } catch { throw .keychain(error) }
@@ -130,7 +153,6 @@ extension TokenCache {
         }
         let deleted = try deletion()
         FaultPoint.reached("after-delete")
-        if writesWipeRecord() { try writeWipeRecord() }
         do { try journal.finish(intent) } catch { throw .keychain(.storage(error)) }
         return deleted
     }
@@ -147,10 +169,10 @@ extension TokenCache {
         }
     }
 
-    /// The group's wipe record: who last deleted refresh tokens or wiped, and when.
+    /// The group's wipe record: who last deleted refresh tokens, and when (`wipeInfo:`: the first
+    /// item with account `TokenWipe` and the record's generic, any service).
     public func wipeInfo() throws(TokenCacheError) -> WipeRecord? {
-        let query = KeychainQuery(group: accessGroup, account: WipeRecord.account, service: WipeRecord.service)
-        guard let item = try items(matching: query).first else { return nil }
+        guard let item = try items(matching: WipeRecord.query(in: accessGroup)).first else { return nil }
         do {
             return try WipeRecord(data: item.data)
         } catch {
@@ -159,8 +181,13 @@ extension TokenCache {
     }
 }
 
-/// Who last deleted refresh tokens or wiped the group, and when. The SDKs write it after every
-/// such deletion and read it back only to explain a later cache miss ("last wiped by X at T").
+/// Who last deleted refresh tokens, and when: MSAL's wipe record (IdentityCore
+/// `MSIDKeychainTokenCache.m` `saveWipeInfoWithContext`, `wipeInfo:`). Account `TokenWipe`,
+/// generic `Microsoft.ADAL.WipeAll.1`, no service, no type, `afterFirstUnlockThisDeviceOnly`;
+/// its data an `NSKeyedArchiver` archive (secure coding) of the dictionary `{bundleId: NSString,
+/// wipeTime: NSDate}`, so a tool that reads the SDK's record reads this one. Written after every
+/// refresh-token delete; a full wipe deletes it with everything else. The SDK reads it only for
+/// telemetry when a cache lookup finds nothing.
 public struct WipeRecord: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The bundle ID of the app that deleted the tokens.
     public let bundleID: String
@@ -180,20 +207,46 @@ public struct WipeRecord: Sendable, Hashable, Codable, CustomStringConvertible {
     public static let generic = "Microsoft.ADAL.WipeAll.1"
     /// `kSecAttrAccount` of the record.
     public static let account = "TokenWipe"
-    /// `kSecAttrService` of the record. The SDKs' layout names no service for it; the emulator
-    /// uses the generic string, so the record has a stable primary key of its own.
-    public static let service = generic
+    /// `kSecAttrService` of the record: none (Apple's empty default).
+    public static let service = ""
 
     static let layout = ItemLayout(account: account, service: service, generic: Data(generic.utf8), type: nil)
 
-    /// `{"bundleId": ..., "wipeTime": "<ISO 8601, UTC>"}`.
-    var data: Data {
-        CacheJSON.data(["bundleId": .string(bundleID), "wipeTime": .string(Self.format(wipeTime))])
+    /// The SDK's `defaultWipeQuery`: account and generic, no service.
+    static func query(in group: String) -> KeychainQuery {
+        KeychainQuery(group: group, account: account, generic: Data(generic.utf8))
     }
 
-    /// Reads a stored record; `wipeTime` may also be whole epoch seconds.
+    /// Whether `item` is a wipe record (the SDK's, or one of this emulator's earlier layout,
+    /// whose service was the generic string).
+    static func isRecord(_ item: KeychainItem) -> Bool {
+        item.account == account && item.generic == Data(generic.utf8)
+    }
+
+    /// The record as the SDK archives it.
+    func archive() throws(TokenCacheError) -> Data {
+        let dictionary = NSDictionary(dictionary: ["bundleId": NSString(string: bundleID), "wipeTime": NSDate(timeIntervalSince1970: wipeTime.timeIntervalSince1970)])
+        do {
+            return try NSKeyedArchiver.archivedData(withRootObject: dictionary, requiringSecureCoding: true)
+        } catch {
+            throw .invalidArgument("cannot archive the wipe record: \(error)")
+        }
+    }
+
+    /// Reads a stored record: the SDK's keyed archive, or the JSON this emulator wrote before
+    /// (`wipeTime` as ISO 8601 or epoch seconds), which the next write converts.
     init(data: Data) throws(FieldError) {
-        guard let object = CacheJSON.object(from: data) else { throw FieldError("the value is not a JSON object") }
+        if let archived = try? NSKeyedUnarchiver.unarchivedObject(
+            ofClasses: [NSDictionary.self, NSString.self, NSDate.self], from: data) as? NSDictionary {
+            guard let bundle = archived["bundleId"] as? String else { throw FieldError("the archive has no 'bundleId' string") }
+            guard let date = archived["wipeTime"] as? Date else { throw FieldError("the archive has no 'wipeTime' date") }
+            bundleID = bundle
+            wipeTime = date
+            return
+        }
+        guard let object = CacheJSON.object(from: data) else {
+            throw FieldError("the value is neither an NSKeyedArchiver archive nor this emulator's earlier JSON")
+        }
         let fields = FieldReader(object: object)
         bundleID = try fields.string("bundleId")
         if case .string(let text)? = object["wipeTime"], let date = try? Date(text, strategy: .iso8601) {
