@@ -28,7 +28,7 @@ struct ScenarioCommandTests {
         #expect(!result.output.contains("emulated-acc"))
     }
 
-    @Test("device steps: a refresh fails while the device is locked, works after unlock, and a killed daemon comes back")
+    @Test("device steps: a refresh works while locked, fails after a reboot until the first unlock, and a killed daemon comes back")
     func lockedDeviceScenario() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
@@ -39,7 +39,7 @@ struct ScenarioCommandTests {
         #expect(report["passed"] as? Bool == true)
         let timeline = try #require(report["timeline"] as? [[String: Any]])
         #expect(timeline.compactMap { $0["operation"] as? String }.filter { $0.hasPrefix("device ") }
-            == ["device lock", "device unlock", "device kill-daemon"])
+            == ["device lock", "device reboot", "device unlock", "device kill-daemon"])
         // The daemon the scenario killed was started again by the next call.
         let after = try cli.run(["keyring", "status", "--json"]).jsonObject()
         #expect(after["running"] as? Bool == true)

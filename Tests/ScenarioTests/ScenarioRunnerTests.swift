@@ -39,12 +39,12 @@ struct ScenarioRunnerTests {
             _ = try ScenarioRunner(scenario: scenario, store: store, device: LockOnlyDevice()).run(launcher: .inProcess)
             Issue.record("the scenario ran")
         } catch {
-            #expect(error.description.contains("step 6: no daemon here"), "\(error)")
+            #expect(error.description.contains("step 8: no daemon here"), "\(error)")
         }
         #expect(try store.items(matching: ItemQuery(groups: scenario.groups()), limit: nil).isEmpty)
     }
 
-    @Test("wipe-all: the refresh job fails after the wipe and the wipe record names Calendar", arguments: Backend.memoryAndKeyring)
+    @Test("wipe-all: the refresh job fails after the wipe, and no wipe record is left in the group", arguments: Backend.memoryAndKeyring)
     func wipeAll(backend: Backend) throws {
         let examples = try Examples()
         defer { examples.remove() }

@@ -31,7 +31,9 @@ extension TokenCache {
     /// item is written. A process killed in between leaves the record, and the next import, or
     /// ``rollBackInterruptedImports()``, puts the group back as it was.
     ///
-    /// - Parameter progress: called after each item with the count written and the total.
+    /// - Parameters:
+    ///   - data: the serialized cache (UTF-8 JSON).
+    ///   - progress: called after each item with the count written and the total.
     @discardableResult
     public func importCache(_ data: Data, progress: (_ written: Int, _ total: Int) -> Void = { _, _ in }) throws(TokenCacheError) -> Int {
         // Entitlement first: an app that may not write the group learns that, not whether its
@@ -78,8 +80,8 @@ public enum CacheKeyStyle: String, Sendable, CaseIterable {
     /// MSAL Python's: a refresh token's key ends with its target
     /// (`<home>-<env>-refreshtoken-<client_id>--<target>`), and there is one refresh token per
     /// user and client: a family refresh token stored apart in the keychain is folded into it
-    /// (the newer of the two is written, the family's on a tie). Importing it writes both
-    /// keychain items again.
+    /// (the newer of the two is written; the family's copy when they are the same token).
+    /// Importing it writes both keychain items again.
     case msalPython = "msal-python"
     /// The shape earlier versions of this tool wrote: refresh-token keys without the target,
     /// and a family refresh token as an entry of its own keyed by its family ID.
@@ -98,9 +100,9 @@ struct CacheExport {
             throw .invalidCacheItem(item: bad.item.primaryKey.description, reason: bad.reason)
         }
         // MSAL Python keeps one refresh token per user and client: the client's and the family
-        // token fold into one entry, the newer one; on a tie the family token, which carries
-        // the `family_id` MSAL Python's entry has (the client's own copy has none, as the iOS
-        // SDKs save it).
+        // token fold into one entry, the newer one; when they are the same token, the family's
+        // copy, which carries the `family_id` MSAL Python's entry has (the client's own copy
+        // has none, as the iOS SDKs save it).
         var refreshTokens: [String: CacheSnapshot.Entry<Credential>] = [:]
         for entry in snapshot.credentials {
             let isFamily = entry.value.isFamilyToken(service: entry.item.service)
@@ -110,9 +112,12 @@ struct CacheExport {
                 continue
             }
             if let kept = refreshTokens[key] {
-                let newer = entry.item.modificationDate > kept.item.modificationDate
-                let tieGoesToFamily = entry.item.modificationDate == kept.item.modificationDate && isFamily
-                if newer || tieGoesToFamily { refreshTokens[key] = entry }
+                // The same token saved twice (the family's copy and the client's): the family's.
+                if entry.value.secret == kept.value.secret {
+                    if isFamily { refreshTokens[key] = entry }
+                } else if entry.item.modificationDate > kept.item.modificationDate {
+                    refreshTokens[key] = entry
+                }
             } else {
                 refreshTokens[key] = entry
             }
