@@ -38,7 +38,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .lostUpdate:
             "two apps read-modify-write one shared item without a lock and lose updates"
         case .lockedDevice:
-            "a background refresh while the phone is locked fails with errSecInteractionNotAllowed: MSAL's tokens are whenUnlocked"
+            "a background refresh while the phone is locked fails with errSecInteractionNotAllowed when the tokens are whenUnlocked (MSAL's own are afterFirstUnlockThisDeviceOnly: they fail only before the first unlock after a reboot)"
         case .brokerSpoof:
             "the broker refuses an app presenting a sibling's redirect URI, but the shared cache group hands the sibling's tokens over with no spoofing at all"
         }

@@ -10,7 +10,8 @@ public protocol DeviceControl: Sendable {
     func setLock(_ state: DeviceLockState) throws
 }
 
-/// `locked-device`: MSAL writes its tokens with Apple's default class, `whenUnlocked`, so the
+/// `locked-device`: an app whose tokens are written with Apple's default class, `whenUnlocked`
+/// (MSAL itself writes `afterFirstUnlockThisDeviceOnly`, IdentityCore `MSIDKeychainTokenCache.m`), so the
 /// background refresh an app runs while the phone is locked cannot read its refresh token and
 /// fails with errSecInteractionNotAllowed (-25308), a recurring MSAL report. Mitigated: the
 /// cache writes `afterFirstUnlock` items, readable once the device was unlocked after boot.
