@@ -54,6 +54,7 @@ public struct LoadReport: Sendable, Codable, Hashable {
         var all = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
         var expected: [LoadOperation: [String: Int]] = [:]
         var errors: [LoadOperation: [String: Int]] = [:]
+        var calls: [LoadOperation: [String: Int]] = [:]
         for result in results {
             for (operation, histogram) in result.latencies {
                 if merged[operation] == nil { merged[operation] = histogram } else { merged[operation]?.add(histogram) }
@@ -61,12 +62,13 @@ public struct LoadReport: Sendable, Codable, Hashable {
             }
             for (operation, counts) in result.expectedOutcomes { expected[operation, default: [:]].merge(counts, uniquingKeysWith: +) }
             for (operation, counts) in result.errors { errors[operation, default: [:]].merge(counts, uniquingKeysWith: +) }
+            for (operation, counts) in result.keychainCalls { calls[operation, default: [:]].merge(counts, uniquingKeysWith: +) }
         }
         let seconds = seconds
         operations = merged.keys.sorted().compactMap { operation in
             merged[operation].map {
                 OperationStatistics(operation: operation, histogram: $0, seconds: seconds,
-                                    expected: expected[operation] ?? [:], errors: errors[operation] ?? [:])
+                                    expected: expected[operation] ?? [:], errors: errors[operation] ?? [:], keychainCalls: calls[operation])
             }
         }
         totalOperations = Int(all.totalCount)

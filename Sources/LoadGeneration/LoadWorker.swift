@@ -11,6 +11,8 @@ public struct LoadWorker: Sendable {
     public let keychain: Keychain
     /// The app's MSAL cache in the shared group, for `acquire`.
     public let tokens: TokenCache
+    /// The keychain calls `tokens` has made so far, by SecItem function.
+    private let calls = KeychainCallCounter()
 
     /// - Parameter store: the app's view of the storage: the shared store, or the store with the
     ///   group's mitigation policy applied for this app (its deletes are then guarded and journaled).
@@ -19,7 +21,9 @@ public struct LoadWorker: Sendable {
         self.configuration = configuration
         let keychain = Keychain(app: try configuration.identity(ofApp: app), store: store)
         self.keychain = keychain
-        tokens = try TokenCache(keychain: keychain, configuration: configuration.tokenConfiguration)
+        var tokenConfiguration = configuration.tokenConfiguration
+        tokenConfiguration.trace = calls.trace
+        tokens = try TokenCache(keychain: keychain, configuration: tokenConfiguration)
     }
 
     /// Runs the warm-up and the measured phase from now; `progress` counts every finished call.
@@ -55,6 +59,7 @@ public struct LoadWorker: Sendable {
             }
             // The consistency check needs when the call really began, not when it was due.
             let began = max(callStart, MonotonicClock.now())
+            let callsBefore = calls.counts
             let outcome = perform(operation, random: &random, versions: &versions)
             let callEnd = MonotonicClock.now()
             if reconnects != reconnectsBefore, case .failed(let status) = outcome {
@@ -63,6 +68,9 @@ public struct LoadWorker: Sendable {
             if callStart >= measureFrom {
                 measured += 1
                 result.record(operation, nanoseconds: callEnd - callStart, start: callStart, end: callEnd)
+                for (function, count) in calls.counts where count != callsBefore[function] {
+                    result.keychainCalls[operation, default: [:]][function, default: 0] += count - (callsBefore[function] ?? 0)
+                }
                 switch outcome {
                 case .done: break
                 case .expected(let name): result.expectedOutcomes[operation, default: [:]][name, default: 0] += 1
@@ -275,4 +283,16 @@ public final class ProgressCounter: Sendable {
     func increment() { count.add(1, ordering: .relaxed) }
 
     public var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// Counts the keychain calls of one token cache, by SecItem function: how many reads and writes
+/// each operation costs, as MSAL makes them.
+final class KeychainCallCounter: Sendable {
+    private let counted = Mutex<[String: Int]>([:])
+
+    var trace: KeychainCallTrace {
+        KeychainCallTrace { [self] call in counted.withLock { $0[call.function.rawValue, default: 0] += 1 } }
+    }
+
+    var counts: [String: Int] { counted.withLock { $0 } }
 }

@@ -19,6 +19,9 @@ public struct WorkerResult: Sendable, Codable {
     /// The acknowledged changes the consistency check needs, warm-up included: bounded by the
     /// app's keys, however long the run.
     public var journal = ChangeJournal()
+    /// The keychain calls the token cache made during the measured calls, by operation and
+    /// SecItem function (token workload; from the cache's ``KeychainCallTrace``).
+    public var keychainCalls: [LoadOperation: [String: Int]] = [:]
     /// Monotonic nanoseconds of the first and last measured call.
     public var measuredStart: UInt64 = .max
     public var measuredEnd: UInt64 = 0
@@ -105,8 +108,13 @@ public struct OperationStatistics: Sendable, Codable, Hashable {
     public var max: Double
     public var expectedOutcomes: [String: Int]
     public var errors: [String: Int]
+    /// Keychain calls per operation, by SecItem function (token workload), averaged.
+    public var keychainCallsPerOperation: [String: Double]?
 
-    init(operation: LoadOperation, histogram: Histogram<UInt64>, seconds: Double, expected: [String: Int], errors: [String: Int]) {
+    init(
+        operation: LoadOperation, histogram: Histogram<UInt64>, seconds: Double, expected: [String: Int], errors: [String: Int],
+        keychainCalls: [String: Int]? = nil
+    ) {
         self.operation = operation
         count = Int(histogram.totalCount)
         throughput = seconds > 0 ? Double(histogram.totalCount) / seconds : 0
@@ -118,5 +126,7 @@ public struct OperationStatistics: Sendable, Codable, Hashable {
         max = Double(histogram.max) / 1000
         expectedOutcomes = expected
         self.errors = errors
+        let total = Double(Swift.max(count, 1))
+        keychainCallsPerOperation = keychainCalls.map { $0.mapValues { Double($0) / total } }
     }
 }

@@ -271,6 +271,13 @@ struct LoadReportText {
                      format(report.overall.p99), format(report.overall.p999), format(report.overall.max), ""]
         text += Table(header: ["OP", "CALLS", "CALLS/S", "P50 µs", "P90 µs", "P99 µs", "P99.9 µs", "MAX µs", "EXPECTED OUTCOMES"],
                       rows: rows + [total]).rendered
+        // What each token operation costs the keychain, as MSAL's write pattern makes it.
+        let perCall = report.operations.compactMap { stats -> String? in
+            guard let calls = stats.keychainCallsPerOperation, !calls.isEmpty else { return nil }
+            let writes = ["SecItemUpdate", "SecItemAdd", "SecItemDelete"].reduce(0.0) { $0 + (calls[$1] ?? 0) }
+            return "\(stats.operation.rawValue) \(String(format: "%.1f", writes)) writes, \(String(format: "%.1f", calls["SecItemCopyMatching"] ?? 0)) reads"
+        }
+        if !perCall.isEmpty { text += "keychain calls per operation: \(perCall.joined(separator: "; "))\n" }
         let errors = report.errorsByStatus.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
         text += "unexpected errors: \(report.unexpectedErrors)\(errors.isEmpty ? "" : " (\(errors))")\n"
         let duringReconnects = report.reconnectErrors.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
