@@ -145,7 +145,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SecretServiceStorageTests",
-            dependencies: ["SecretServiceStorage", "KeychainStorage", "KeychainTestSupport"],
+            dependencies: [
+                "SecretServiceStorage", "KeychainStorage", "KeychainTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

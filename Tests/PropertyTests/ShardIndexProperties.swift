@@ -4,8 +4,10 @@ import PropertyBased
 import Testing
 
 /// The shard index file under arbitrary appends: torn lines, garbage and valid records mixed.
-/// Reading it never fails past a valid header, applies exactly the well-formed records in
-/// order (as a model does), and reading it in pieces gives what reading it whole gives.
+/// Reading it applies exactly the records of its complete lines in order (as a model does), or,
+/// once a complete line is no record, says the file cannot be used (the store then rebuilds it
+/// from the keyring): never an index that silently skipped a line. Reading it in pieces gives
+/// what reading it whole gives.
 @Suite("Properties: the shard index file")
 struct ShardIndexProperties {
     static let fragments = [
@@ -16,7 +18,10 @@ struct ShardIndexProperties {
         "00000000000000b4\n", "+ ck", "99999999999999999999 1 1\n",
     ]
 
-    @Test("every prefix of an arbitrary index file reads as the model of its complete lines")
+    /// The first six fragments: well-formed records.
+    static let records = 6
+
+    @Test("every prefix of an arbitrary index file reads as the model of its complete lines, or as unusable")
     func indexReadsLikeItsModel() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sk-index-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -31,7 +36,9 @@ struct ShardIndexProperties {
             try files.replace(group, with: ShardIndex())
             var text = ""
             for (step, value) in bits.enumerated() {
-                let piece = Self.fragments[Int(value % UInt64(Self.fragments.count))]
+                // Mostly records, so that files stay usable for a while.
+                let choices = value % 4 == 0 ? Self.fragments.count : Self.records
+                let piece = Self.fragments[Int((value / 4) % UInt64(choices))]
                 text += piece
                 let handle = try FileHandle(forWritingTo: files.file(for: group))
                 try handle.seekToEnd()
@@ -39,20 +46,29 @@ struct ShardIndexProperties {
                 try handle.close()
                 // Read after some appends (incrementally), always at the end.
                 guard step % 3 == 0 || step == bits.count - 1 else { continue }
-                let read = try #require(try files.current(group))
-                #expect(read == Self.model(text), "after \(step + 1) pieces")
+                #expect(try Self.read(files, group) == Self.model(text), "after \(step + 1) pieces")
             }
             // A reader that starts fresh sees the same.
-            #expect(try ShardIndexFiles(locks: locks).current(group) == Self.model(text))
+            #expect(try Self.read(ShardIndexFiles(locks: locks), group) == Self.model(text))
         }
     }
 
-    /// The index a reader must build from `text`: complete lines only, malformed ones skipped.
-    static func model(_ text: String) -> ShardIndex {
+    /// The index as `files` reads it; nil when it says the file cannot be used.
+    static func read(_ files: ShardIndexFiles, _ group: String) throws -> ShardIndex? {
+        switch try files.load(group, epoch: nil) {
+        case .loaded(let index, _): index
+        case .absent, .unusable: nil
+        }
+    }
+
+    /// The index a reader must build from `text`: its complete lines, all records; nil when one
+    /// of them is not a record.
+    static func model(_ text: String) -> ShardIndex? {
         var index = ShardIndex()
         guard let end = text.lastIndex(of: "\n") else { return index }
         for line in text[...end].split(separator: "\n") {
-            if let record = ShardIndex.Record(line: line) { index.apply(record) }
+            guard let record = ShardIndex.Record(line: line) else { return nil }
+            index.apply(record)
         }
         return index
     }

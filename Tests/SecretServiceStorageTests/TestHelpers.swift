@@ -1,7 +1,9 @@
 import Foundation
 import KeychainStorage
 import KeychainTestSupport
+import Logging
 import SecretServiceStorage
+import Synchronization
 
 /// Small builders and process helpers shared by the Secret Service tests.
 enum Fixture {
@@ -52,5 +54,35 @@ enum SecretTool {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Output(status: process.terminationStatus, text: String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Collects what a store logs at warning level and above: what a person running the CLI would
+/// read on standard error.
+final class WarningLog: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var messages: [String] { lines.withLock { $0 } }
+
+    var logger: Logger {
+        var logger = Logger(label: "test") { _ in Handler(log: self) }
+        logger.logLevel = .warning
+        return logger
+    }
+
+    private struct Handler: LogHandler {
+        let log: WarningLog
+        var metadata: Logger.Metadata = [:]
+        var metadataProvider: Logger.MetadataProvider?
+        var logLevel: Logger.Level = .warning
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            log.lines.withLock { $0.append("\(event.message)") }
+        }
     }
 }

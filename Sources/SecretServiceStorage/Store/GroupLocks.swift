@@ -32,9 +32,18 @@ struct GroupLocks: Sendable {
 
     private func acquire(_ group: String) throws(StorageError) -> Int32 {
         let path = lockFile(for: group).path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw Self.posixError(errno, "cannot open the lock file \(path)")
+        let descriptor: Int32
+        switch try SafeFile.open(path, O_RDWR | O_CREAT) {
+        case .regular(let opened):
+            descriptor = opened
+        case .notRegular(let kind):
+            // Not moved aside: another process may be doing the same, and two fresh lock files
+            // would let both into the group at once.
+            throw .backend(
+                domain: "shared-keychain.locks", code: 0,
+                message: "the lock file \(path) of access group '\(group)' is \(kind), not a regular file: remove it (shared-keychain creates a new one; no item is lost)")
+        case .missing:
+            throw SafeFile.posixError(ENOENT, "cannot create the lock file \(path)")
         }
         // Poll with a growing back-off: a blocking flock cannot be bounded, and a holder that
         // stopped must not hang us forever.
@@ -44,7 +53,7 @@ struct GroupLocks: Sendable {
             let code = errno
             guard code == EWOULDBLOCK || code == EINTR else {
                 close(descriptor)
-                throw Self.posixError(code, "cannot lock \(path)")
+                throw SafeFile.posixError(code, "cannot lock \(path)")
             }
             if Date() >= deadline {
                 close(descriptor)
@@ -69,9 +78,5 @@ struct GroupLocks: Sendable {
                 domain: "shared-keychain.locks", code: 0,
                 message: "cannot create the lock directory \(directory.path): \(error.localizedDescription)")
         }
-    }
-
-    private static func posixError(_ code: Int32, _ what: String) -> StorageError {
-        .backend(domain: "posix", code: Int(code), message: "\(what): \(String(cString: strerror(code)))")
     }
 }

@@ -34,14 +34,15 @@ extension SecretServiceStore {
     }
 
     /// The plan for `attributes` in `group`; nil for layouts without shards (one service-wide
-    /// search). `writing`: the caller holds the group's lock, and a missing index is rebuilt
-    /// from the keyring first.
+    /// search). `writing`: the caller holds the group's lock, and a missing index is built from
+    /// the keyring first. Either way the index is checked against the keyring first
+    /// (``trustedIndex(for:lockHeld:_:)``).
     func searchPlan(_ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle) throws
         -> SearchPlan?
     {
         guard configuration.layout.masterPassword != nil else { return nil }
         let shards: [ShardID]
-        if let index = writing ? try writerIndex(for: group, service) : try indexes.current(group) {
+        if let index = try trustedIndex(for: group, lockHeld: writing, service) {
             shards = index.candidateShards(account: attributes[ItemAttributes.account], service: attributes[ItemAttributes.service])
         } else {
             // Not indexed yet (written before shards existed): every shard it has.
@@ -72,27 +73,10 @@ extension SecretServiceStore {
         directory.noteUnlocked(unseen, epoch: service.owner)
     }
 
-    /// The group's shard index, as a writer (holding the group's lock) sees it: rebuilt from the
-    /// keyring's shards when the group has no index file yet.
+    /// The group's shard index, as a writer (holding the group's lock) sees it: checked against
+    /// the keyring, and built from it when the group has no index file yet.
     func writerIndex(for group: String, _ service: ServiceHandle) throws -> ShardIndex {
-        if let index = try indexes.current(group) { return index }
-        var index = ShardIndex()
-        for shard in try discoverShards(of: group, service) {
-            index.noteShard(shard.id)
-            guard let path = try resolveCollection(shard, creatingWith: nil, useCache: true, service) else { continue }
-            let paths = try client.searchPaths(
-                service, collection: path, attributes: ItemAttributes.matching(ItemQuery(groups: [group]), in: group))
-            guard !paths.isEmpty else { continue }
-            let secrets = try client.secrets(service, paths: paths)
-            if secrets.count < paths.count, try isLocked(path, service) { try handleLocked([path], service) }
-            for bytes in secrets.values {
-                guard let envelope = try? ItemEnvelope.decode(bytes, using: JSONDecoder()) else { continue }
-                index.place(ShardIndex.Key(account: envelope.item.account, service: envelope.item.service), in: shard.id)
-            }
-        }
-        try indexes.replace(group, with: index)
-        logger.debug("built the shard index of an access group", metadata: ["group": "\(group)", "items": "\(index.shards.count)"])
-        return try indexes.current(group) ?? index
+        try trustedIndex(for: group, lockHeld: true, service) ?? rebuildIndex(group, because: nil, service)
     }
 
     /// The group's shards that exist in the keyring, by their paths (one call).

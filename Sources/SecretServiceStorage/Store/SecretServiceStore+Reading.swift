@@ -141,7 +141,30 @@ extension SecretServiceStore {
                 directory.forget(group)
             }
         }
+        let key = attributes[ItemAttributes.account] != nil && attributes[ItemAttributes.service] != nil
+        if key && unlocked.count == foreign.count && !plan.collections.isEmpty {
+            // The index names a shard for this key that does not hold it: a record of an item
+            // never written (a crash), or an index naming the wrong shard. Only every shard tells.
+            return (try searchMisplaced(attributes, group: group, writing: writing, foreign: foreign, service), plan.collections)
+        }
         return (SecretServiceClient.SearchResult(unlocked: unlocked, locked: []), plan.collections)
+    }
+
+    /// The item `attributes` name, searched for in every shard of `group` after the shard the
+    /// index names did not hold it; when found elsewhere, the index is rebuilt (under the lock).
+    private func searchMisplaced(
+        _ attributes: [String: String], group: String, writing: Bool, foreign: [String], _ service: ServiceHandle
+    ) throws -> SecretServiceClient.SearchResult {
+        let found = try census(of: group, matching: attributes, service).paths.values.flatMap { $0 }
+        if !found.isEmpty {
+            let reason = "its shard index \(indexes.file(for: group).path) named the wrong shard for an item"
+            if writing {
+                _ = try rebuildIndex(group, because: reason, service)
+            } else {
+                _ = try withGroupLock(group) { try rebuildIndex(group, because: reason, service) }
+            }
+        }
+        return SecretServiceClient.SearchResult(unlocked: foreign + found, locked: [])
     }
 
     /// The items matching `attributes` in the default collection, in the per-group layout: there

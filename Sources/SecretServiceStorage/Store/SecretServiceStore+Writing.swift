@@ -118,7 +118,7 @@ extension SecretServiceStore {
                     let shard = try writerIndex(for: new.group, service).shardForNewItem(capacity: configuration.shardCapacity, protection: protection)
                     try indexes.append([.place(ShardIndex.Key(new.primaryKey), shard: shard)], to: new.group)
                     collection = try writableCollection(for: new.group, shard: shard, service)
-                } else if indexed && keyChanged {
+                } else if indexed && keyChanged && !record.isExternal {
                     let shard = shardID(ofItem: record.path, group: new.group)
                     try indexes.append([.place(ShardIndex.Key(new.primaryKey), shard: shard)], to: new.group)
                 }
@@ -135,7 +135,7 @@ extension SecretServiceStore {
             let old = record.envelope.item.primaryKey
             if indexed && !newKeys.contains(old) { removed[old.group, default: []].append(.remove(ShardIndex.Key(old))) }
         }
-        for (group, records) in removed { try indexes.append(records, to: group) }
+        for (group, records) in removed { recordAfterChange(records, in: group) }
     }
 
     /// Deletes every item of `group` by deleting its shard collections, one call each, after
@@ -165,7 +165,7 @@ extension SecretServiceStore {
             _ = try deleteItem(path, service)
         }
         directory.forget(group)
-        let indexed = try indexes.current(group) != nil
+        let indexed = indexes.exists(group)
         if !collections.isEmpty || indexed {
             try indexes.replace(group, with: ShardIndex())
         }

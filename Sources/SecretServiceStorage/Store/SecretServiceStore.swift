@@ -35,7 +35,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
 
     let client: SecretServiceClient
     let directory = CollectionDirectory()
-    private let locks: GroupLocks
+    let locks: GroupLocks
     let indexes: ShardIndexFiles
     var logger: Logger { configuration.logger }
     private let reconnectCount = Atomic<Int>(0)
@@ -128,7 +128,8 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                         deleted += 1
                         removed.append(.remove(ShardIndex.Key(record.envelope.item.primaryKey)))
                     }
-                    if configuration.layout.masterPassword != nil { try indexes.append(removed, to: group) }
+                    // The items are gone whatever happens to the record: a failure to write it is repaired later.
+                    if configuration.layout.masterPassword != nil { recordAfterChange(removed, in: group) }
                 }
                 return deleted
             }
