@@ -63,7 +63,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
             // Numbered under the lock, so insertion order is the order adds got the lock.
             let envelope = ItemEnvelope(item: item, sequence: InsertionClock.next())
             try perform("add") { service in
-                let found = try search(ItemAttributes.matching(item.primaryKey), group: item.group, writing: true, service)
+                let found = try holders(of: item.primaryKey, service)
                 if let locked = found.locked.first {
                     try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
                 }
