@@ -169,7 +169,7 @@ enum SecItemResult {
             }
             if let flags = item.accessControl {
                 values[kSecAttrAccessControl] = SecAccessControl(
-                    protection: item.accessibility, flags: SecAccessControlCreateFlags(rawValue: CFOptionFlags(flags.rawValue)))
+                    protection: item.accessibility, flags: flags)
             }
             values[kSecAttrAccessible] = item.accessibility.secValue
             values[kSecAttrSynchronizable] = NSNumber(value: item.synchronizable)

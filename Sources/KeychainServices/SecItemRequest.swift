@@ -213,7 +213,7 @@ struct SecItemRequest {
             // The protection class becomes the item's accessibility, so the device's lock applies;
             // the flags stay with the item, and those that ask the user are asked for on use.
             accessibility = control.protection
-            accessControl = AccessControlFlags(rawValue: UInt64(control.flags.rawValue))
+            accessControl = control.flags
         case kSecAttrIsInvisible, kSecAttrIsNegative, kSecMatchCaseInsensitive:
             throw .unimplemented("\(Self.name(of: key)) is not implemented")
         default:
@@ -234,11 +234,7 @@ struct SecItemRequest {
         }
         filters.synchronizable = complete ? key.synchronizable : synchronizableGiven ? synchronizable : nil
         filters.itemClass = key.internet == nil ? .genericPassword : .internetPassword
-        if let attributes = key.internet {
-            filters.internet = InternetFields(
-                securityDomain: attributes.securityDomain, server: attributes.server, protocol: attributes.protocol,
-                authenticationType: attributes.authenticationType, port: attributes.port, path: attributes.path)
-        }
+        if let attributes = key.internet { filters.internet = InternetFields(attributes) }
         return KeychainQuery(group: key.group, account: key.account, service: key.service, generic: generic, type: type, filters: filters)
     }
 

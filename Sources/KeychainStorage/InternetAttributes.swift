@@ -82,6 +82,13 @@ public struct InternetFields: Sendable, Hashable {
         self.path = path
     }
 
+    /// Every attribute of `attributes` named: what matches exactly those.
+    public init(_ attributes: InternetAttributes) {
+        self.init(
+            securityDomain: attributes.securityDomain, server: attributes.server, protocol: attributes.protocol,
+            authenticationType: attributes.authenticationType, port: attributes.port, path: attributes.path)
+    }
+
     /// True when no attribute is named.
     public var isEmpty: Bool { self == InternetFields() }
 
@@ -111,22 +118,4 @@ public struct InternetFields: Sendable, Hashable {
 
     /// The attributes of a new item: the named values, Apple's defaults for the rest.
     public var attributes: InternetAttributes { applied(to: InternetAttributes()) }
-}
-
-/// `SecAccessControlCreateFlags` as an item keeps them: Apple's bit values.
-public struct AccessControlFlags: OptionSet, Sendable, Hashable, Codable {
-    public let rawValue: UInt64
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
-
-    public static let userPresence = AccessControlFlags(rawValue: 1 << 0)
-    public static let biometryAny = AccessControlFlags(rawValue: 1 << 1)
-    public static let biometryCurrentSet = AccessControlFlags(rawValue: 1 << 3)
-    public static let devicePasscode = AccessControlFlags(rawValue: 1 << 4)
-    public static let watch = AccessControlFlags(rawValue: 1 << 5)
-
-    /// The flags that make the device ask the user before the item's data is used.
-    public static let asksTheUser: AccessControlFlags = [.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .watch]
-
-    /// Whether using the item asks the user (presence, biometry, passcode or a watch).
-    public var asksUser: Bool { !intersection(.asksTheUser).isEmpty }
 }

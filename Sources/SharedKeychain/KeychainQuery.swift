@@ -4,9 +4,9 @@ import KeychainStorage
 /// What `copyMatching`, `update` and `delete` look for. Every attribute left nil matches any
 /// value; a nil group means every group the app is entitled to, as in Keychain Services.
 ///
-/// Account and service are in their storage form (``AttributeBytes``): any string without NUL
+/// Account and service are in their storage form (`AttributeBytes`): any string without NUL
 /// that does not start with U+0001 `base64:` is itself; for `Data`, or any other string, use
-/// ``init(group:account:service:filters:)`` with ``AttributeValue``s. A `Data` value that is
+/// ``init(group:account:service:filters:)`` with `AttributeValue`s. A `Data` value that is
 /// valid UTF-8 matches the equal string, as Keychain Services keeps both as bytes.
 public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
     public var group: String?

@@ -43,9 +43,28 @@ struct AttributeArgument {
 
 extension ItemClass: ExpressibleByArgument {}
 
+/// The six internet-password options, to match or to set.
+protocol InternetAttributeOptions {
+    var server: String? { get }
+    var internetProtocol: String? { get }
+    var port: Int? { get }
+    var path: String? { get }
+    var securityDomain: String? { get }
+    var authenticationType: String? { get }
+}
+
+extension InternetAttributeOptions {
+    /// The attributes given.
+    var fields: InternetFields {
+        InternetFields(
+            securityDomain: securityDomain, server: server, protocol: internetProtocol, authenticationType: authenticationType, port: port,
+            path: path)
+    }
+}
+
 /// The internet-password attributes (`--class internet`), to match (item get, update, delete,
 /// list) or to give a new item (item add), by the same names.
-struct InternetOptions: ParsableArguments {
+struct InternetOptions: ParsableArguments, InternetAttributeOptions {
     @Option(help: ArgumentHelp("The server (kSecAttrServer) of an internet password.", valueName: "host"))
     var server: String?
 
@@ -67,16 +86,10 @@ struct InternetOptions: ParsableArguments {
     func checkInputs() throws {
         if let port { try InputValidation.check(port, "--port", in: 0...65535) }
     }
-
-    var fields: InternetFields {
-        InternetFields(
-            securityDomain: securityDomain, server: server, protocol: internetProtocol, authenticationType: authenticationType, port: port,
-            path: path)
-    }
 }
 
 /// The same attributes to set (`item update --new-server ...`): a new primary key.
-struct InternetChangeOptions: ParsableArguments {
+struct InternetChangeOptions: ParsableArguments, InternetAttributeOptions {
     @Option(name: .customLong("new-server"), help: ArgumentHelp("Set the server of internet passwords.", valueName: "host"))
     var server: String?
 
@@ -97,12 +110,6 @@ struct InternetChangeOptions: ParsableArguments {
 
     func checkInputs() throws {
         if let port { try InputValidation.check(port, "--new-port", in: 0...65535) }
-    }
-
-    var fields: InternetFields {
-        InternetFields(
-            securityDomain: securityDomain, server: server, protocol: internetProtocol, authenticationType: authenticationType, port: port,
-            path: path)
     }
 }
 

@@ -75,19 +75,14 @@ struct SecItemKeychain: KeychainAPI {
             kSecReturnAttributes as String: kCFBooleanTrue!, kSecReturnData as String: true,
         ]
         if let internet = new.internet {
-            attributes[kSecAttrServer as String] = internet.server
-            attributes[kSecAttrSecurityDomain as String] = internet.securityDomain
-            attributes[kSecAttrProtocol as String] = internet.protocol
-            attributes[kSecAttrAuthenticationType as String] = internet.authenticationType
-            attributes[kSecAttrPort as String] = internet.port
-            attributes[kSecAttrPath as String] = internet.path
+            Self.put(InternetFields(internet), into: &attributes)
         } else {
             attributes[kSecAttrService as String] = Self.value(new.service, isData: new.serviceIsData)
         }
         if let flags = new.accessControl {
             attributes[kSecAttrAccessible as String] = nil
             attributes[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(
-                nil, new.accessibility.secValue, SecAccessControlCreateFlags(rawValue: CFOptionFlags(flags.rawValue)), nil)
+                nil, new.accessibility.secValue, flags, nil)
         }
         attributes[kSecAttrAccessGroup as String] = new.group
         attributes[kSecAttrGeneric as String] = new.generic
@@ -148,12 +143,7 @@ struct SecItemKeychain: KeychainAPI {
         var attributes: [String: Any] = [:]
         attributes[kSecAttrAccount as String] = change.account.map { Self.value($0, isData: change.accountIsData) }
         attributes[kSecAttrService as String] = change.service.map { Self.value($0, isData: change.serviceIsData) }
-        attributes[kSecAttrServer as String] = change.internet.server
-        attributes[kSecAttrSecurityDomain as String] = change.internet.securityDomain
-        attributes[kSecAttrProtocol as String] = change.internet.protocol
-        attributes[kSecAttrAuthenticationType as String] = change.internet.authenticationType
-        attributes[kSecAttrPort as String] = change.internet.port
-        attributes[kSecAttrPath as String] = change.internet.path
+        Self.put(change.internet, into: &attributes)
         attributes[kSecAttrGeneric as String] = change.generic
         attributes[kSecAttrType as String] = change.type
         attributes[kSecAttrLabel as String] = change.label
@@ -188,6 +178,16 @@ struct SecItemKeychain: KeychainAPI {
 
     // MARK: Translation
 
+    /// The internet attributes `fields` names, as SecItem keys.
+    static func put(_ fields: InternetFields, into dictionary: inout [String: Any]) {
+        dictionary[kSecAttrServer as String] = fields.server
+        dictionary[kSecAttrSecurityDomain as String] = fields.securityDomain
+        dictionary[kSecAttrProtocol as String] = fields.protocol
+        dictionary[kSecAttrAuthenticationType as String] = fields.authenticationType
+        dictionary[kSecAttrPort as String] = fields.port
+        dictionary[kSecAttrPath as String] = fields.path
+    }
+
     /// An account or service in storage form as SecItem code gives it: Data when asked, or
     /// when the bytes are no UTF-8 text; otherwise the text.
     static func value(_ key: String, isData: Bool) -> Any {
@@ -202,12 +202,7 @@ struct SecItemKeychain: KeychainAPI {
         dictionary[kSecAttrAccessGroup as String] = query.group
         dictionary[kSecAttrAccount as String] = query.account.map { value($0, isData: false) }
         dictionary[kSecAttrService as String] = query.service.map { value($0, isData: false) }
-        dictionary[kSecAttrServer as String] = query.filters.internet.server
-        dictionary[kSecAttrSecurityDomain as String] = query.filters.internet.securityDomain
-        dictionary[kSecAttrProtocol as String] = query.filters.internet.protocol
-        dictionary[kSecAttrAuthenticationType as String] = query.filters.internet.authenticationType
-        dictionary[kSecAttrPort as String] = query.filters.internet.port
-        dictionary[kSecAttrPath as String] = query.filters.internet.path
+        put(query.filters.internet, into: &dictionary)
         switch authenticationUI {
         case .allow: break
         case .fail: dictionary[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
@@ -271,6 +266,6 @@ struct SecItemKeychain: KeychainAPI {
             creator: values[kSecAttrCreator as String] as? String, creationDate: created, modificationDate: modified, data: data,
             accessibility: accessible, synchronizable: (values[kSecAttrSynchronizable as String] as? NSNumber)?.boolValue ?? false,
             accountIsData: account.isData, serviceIsData: service.isData, internet: internet,
-            accessControl: control.map { AccessControlFlags(rawValue: UInt64($0.flags.rawValue)) })
+            accessControl: control?.flags)
     }
 }

@@ -64,7 +64,7 @@ struct ItemEnvelope: Sendable {
         var adata: Bool?
         var sdata: Bool?
         var inet: InternetAttributes?
-        var acl: UInt64?
+        var acl: UInt?
     }
 
     func encoded() throws -> Data {

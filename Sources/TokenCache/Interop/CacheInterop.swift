@@ -31,7 +31,9 @@ extension TokenCache {
     /// item is written. A process killed in between leaves the record, and the next import, or
     /// ``rollBackInterruptedImports()``, puts the group back as it was.
     ///
-    /// - Parameter progress: called after each item with the count written and the total.
+    /// - Parameters:
+    ///   - data: the serialized cache (MSAL's JSON format).
+    ///   - progress: called after each item with the count written and the total.
     @discardableResult
     public func importCache(_ data: Data, progress: (_ written: Int, _ total: Int) -> Void = { _, _ in }) throws(TokenCacheError) -> Int {
         // Entitlement first: an app that may not write the group learns that, not whether its
