@@ -65,6 +65,18 @@ public enum AttributeBytes {
         return bytes
     }
 
+    /// `key` for messages: itself, or `0x` and hex for bytes that are no plain text (never
+    /// the control character of the storage form).
+    public static func shown(_ key: String) -> String {
+        guard key.hasPrefix(marker) else { return key }
+        return "0x" + hex(bytes(of: key))
+    }
+
+    /// `bytes` in lowercase hex, two digits a byte.
+    public static func hex(_ bytes: Data) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
     /// The text `key` stands for (bytes that are not UTF-8 are repaired with U+FFFD).
     public static func text(of key: String) -> String {
         guard key.hasPrefix(marker) else { return key }

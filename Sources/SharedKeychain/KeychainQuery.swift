@@ -54,8 +54,8 @@ public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
         var parts: [String] = []
         if filters.itemClass == .internetPassword { parts.append("internet passwords") }
         if filters.itemClass == .genericPassword { parts.append("generic passwords") }
-        if let account { parts.append("account '\(account)'") }
-        if let service { parts.append("service '\(service)'") }
+        if let account { parts.append("account '\(AttributeBytes.shown(account))'") }
+        if let service { parts.append("service '\(AttributeBytes.shown(service))'") }
         if let type { parts.append("type \(type)") }
         if generic != nil { parts.append("the given generic value") }
         if let label = filters.label { parts.append("label '\(label)'") }

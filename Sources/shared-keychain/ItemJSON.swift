@@ -47,9 +47,9 @@ struct ItemJSON: Encodable {
         `class` = item.itemClass.rawValue
         group = item.group
         account = AttributeBytes.text(of: item.account)
-        accountHex = item.accountIsData ? Self.hex(AttributeBytes.bytes(of: item.account)) : nil
+        accountHex = item.accountIsData ? AttributeBytes.hex(AttributeBytes.bytes(of: item.account)) : nil
         service = AttributeBytes.text(of: item.service)
-        serviceHex = item.serviceIsData ? Self.hex(AttributeBytes.bytes(of: item.service)) : nil
+        serviceHex = item.serviceIsData ? AttributeBytes.hex(AttributeBytes.bytes(of: item.service)) : nil
         server = item.internet?.server
         self.protocol = item.internet?.protocol
         port = item.internet?.port
@@ -75,13 +75,9 @@ struct ItemJSON: Encodable {
 }
 
 extension ItemJSON {
-    static func hex(_ bytes: Data) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
-
     /// An account or service for people: its text, or `0x` and hex when given as Data.
     static func shown(_ key: String, isData: Bool) -> String {
-        isData ? "0x" + hex(AttributeBytes.bytes(of: key)) : AttributeBytes.text(of: key)
+        isData ? "0x" + AttributeBytes.hex(AttributeBytes.bytes(of: key)) : AttributeBytes.text(of: key)
     }
 
     /// `account 'alice', service 'rt'`, or `internet password for account 'alice', server
