@@ -139,3 +139,43 @@ struct PrimaryKeyConformanceTests {
         #expect(found.accountValue == .string("alice"))
     }
 }
+
+/// The everyday operations, for both classes: the same answers whatever the class.
+@Suite("Keychain conformance: operations by class")
+struct ClassOperationConformanceTests {
+    typealias Suite = KeychainConformanceTests.Suite
+
+    @Test(arguments: Target.all, PasswordClass.allCases)
+    func addFindUpdateAndDeleteInCreationOrder(_ target: Target, _ kind: PasswordClass) throws {
+        let suite = try Suite(target)
+        for (index, account) in ["carol", "alice", "bob"].enumerated() {
+            try suite.mail.add(kind.item(.string(account), data: "d\(index)"))
+        }
+        // Oldest first, with a numeric limit too.
+        #expect(try suite.calendar.copyMatching(kind.query(), limit: .all).map(\.account) == ["carol", "alice", "bob"])
+        #expect(try suite.calendar.copyMatching(kind.query(), limit: .count(2)).map(\.account) == ["carol", "alice"])
+        let before = try suite.mail.first(kind.query(.string("alice")))
+        #expect(try suite.calendar.update(kind.query(.string("alice")), with: ItemChange(label: "relabelled", data: Data("new".utf8))) == 1)
+        let after = try suite.mail.first(kind.query(.string("alice")))
+        #expect(after.data == Data("new".utf8))
+        #expect(after.label == "relabelled")
+        #expect(after.creationDate == before.creationDate)
+        #expect(after.itemClass == before.itemClass)
+        // Not entitled: refused; not there: not found.
+        #expect(throws: KeychainError.self) { try suite.notes.first(kind.query(.string("alice"))) }
+        let missing = #expect(throws: KeychainError.self) { try suite.mail.delete(kind.query(.string("nobody"))) }
+        #expect(missing?.status == .itemNotFound)
+        #expect(try suite.mail.delete(kind.query()) == 3)
+        #expect(try suite.mail.copyAll(kind.query()).isEmpty)
+    }
+
+    /// An empty service is the generic password's; internet passwords have none, and the Swift
+    /// API's query without a class finds both by it, on every backend alike.
+    @Test(arguments: Target.all.filter { $0.api == .swift })
+    func anEmptyServiceMatchesBothClassesWithoutAClass(_ target: Target) throws {
+        let suite = try Suite(target)
+        try suite.mail.add(PasswordClass.internet.item(.string("alice"), data: "web"))
+        try suite.mail.add(NewItem(account: "alice", service: "", data: Data("app".utf8)))
+        #expect(try suite.mail.copyMatching(KeychainQuery(account: "alice", service: ""), limit: .all).map(\.itemClass) == [.internetPassword, .genericPassword])
+    }
+}

@@ -77,7 +77,9 @@ enum ItemAttributes {
     static func matching(_ query: ItemQuery, in group: String) -> [String: String] {
         var attributes = [schemaKey: schemaName, Self.group: group]
         if let value = query.account { attributes[account] = value }
-        if let value = query.service { attributes[service] = value }
+        // An internet password has no service attribute and the empty service: an empty one is
+        // matched on the records, so both classes answer it as the in-memory store does.
+        if let value = query.service, !value.isEmpty { attributes[service] = value }
         if let value = query.generic { attributes[generic] = value.base64EncodedString() }
         if let value = query.type { attributes[type] = String(value) }
         if query.filters.synchronizable == true { attributes[synchronizable] = "1" }
