@@ -120,4 +120,23 @@ public struct ItemQuery: Sendable, Hashable {
             && (generic == nil || generic == item.generic)
             && (type == nil || type == item.type)
     }
+
+    /// The one primary key in `group` the query names, when it names a whole one: account and
+    /// a non-empty service (internet passwords have none) of a generic password, or account and
+    /// every internet attribute of an internet password, and the synchronizable flag. A backend
+    /// may look that key up alone.
+    public func exactKey(in group: String) -> PrimaryKey? {
+        guard let account, let synchronizable = filters.synchronizable else { return nil }
+        let internet = filters.internet
+        if filters.itemClass != .internetPassword, internet.isEmpty, let service, !service.isEmpty {
+            return PrimaryKey(group: group, account: account, service: service, synchronizable: synchronizable)
+        }
+        guard filters.itemClass != .genericPassword, service == nil || service == "",
+            let securityDomain = internet.securityDomain, let server = internet.server, let value = internet.protocol,
+            let authenticationType = internet.authenticationType, let port = internet.port, let path = internet.path
+        else { return nil }
+        let attributes = InternetAttributes(
+            securityDomain: securityDomain, server: server, protocol: value, authenticationType: authenticationType, port: port, path: path)
+        return PrimaryKey(group: group, account: account, service: "", synchronizable: synchronizable, internet: attributes)
+    }
 }

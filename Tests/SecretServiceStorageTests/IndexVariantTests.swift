@@ -67,4 +67,28 @@ struct IndexVariantTests {
             _ = try fresh.delete(matching: Fixture.all(group))
         }
     }
+
+    @Test("a synchronizable item indexed before keys had variants is found by its whole key, and its key stays taken")
+    func synchronizableItemsOfEarlierIndexes() throws {
+        try TestKeyring.withSharedAccess {
+            let group = TestKeyring.uniqueGroup("legacy")
+            var synced = Fixture.item(group, "alice", "rt", data: Data("synced".utf8))
+            synced.synchronizable = true
+            let writer = try IndexTrustTests.store()
+            try writer.add(synced)
+            // As an earlier version indexed it: account and service only.
+            try IndexTrustTests.editRecords(writer, group) { $0.map { $0.split(separator: " ").prefix(4).joined(separator: " ") } }
+            let store = try IndexTrustTests.store()
+            var exact = ItemQuery(groups: [group], account: "alice", service: "rt")
+            exact.filters.synchronizable = true
+            #expect(exact.exactKey(in: group) == synced.primaryKey)
+            #expect(try store.items(matching: exact, limit: nil) == [synced])
+            #expect(throws: StorageError.duplicateItem(synced.primaryKey)) { try store.add(synced) }
+            let local = Fixture.item(group, "alice", "rt", at: 1, data: Data("local".utf8))
+            try store.add(local)
+            let listed = try IndexTrustTests.store().items(matching: Fixture.all(group), limit: nil)
+            #expect(listed == [synced, local], "\(listed.map { "\($0.primaryKey) \($0.creationDate)" })")
+            _ = try store.delete(matching: Fixture.all(group))
+        }
+    }
 }

@@ -75,6 +75,21 @@ struct PrimaryKeyConformanceTests {
         #expect(try suite.mail.copyMatching(kind.query(.string("alice")), limit: .all).count == 2)
     }
 
+    /// Found by a test of an index written before keys had variants: gnome-keyring's replace
+    /// took any item whose attributes included the new ones, so a local item added (or updated
+    /// in place) after its synchronizable twin replaced the twin.
+    @Test(arguments: Target.all, PasswordClass.allCases)
+    func aLocalItemAddedOrUpdatedAfterItsTwinLeavesTheTwin(_ target: Target, _ kind: PasswordClass) throws {
+        let suite = try Suite(target)
+        try suite.mail.add(kind.item(.string("alice"), data: "synced", synchronizable: true))
+        try suite.mail.add(kind.item(.string("alice"), data: "local"))
+        try suite.mail.update(kind.query(.string("alice"), synchronizable: false), with: ItemChange(data: Data("local 2".utf8)))
+        try suite.mail.update(kind.query(.string("alice"), synchronizable: true), with: ItemChange(label: "synced 2"))
+        let both = try suite.calendar.copyMatching(kind.query(.string("alice")), limit: .all)
+        #expect(both.map(\.data) == [Data("synced".utf8), Data("local 2".utf8)])
+        #expect(both.map(\.label) == ["synced 2", nil])
+    }
+
     @Test(arguments: Target.all, PasswordClass.allCases)
     func anUpdateMayNotGiveTwoItemsOneKeyTheFlagIncluded(_ target: Target, _ kind: PasswordClass) throws {
         let suite = try Suite(target)

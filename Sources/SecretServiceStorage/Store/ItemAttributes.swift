@@ -17,7 +17,8 @@ enum ItemAttributes {
     static let creator = "creator"
     /// Apple's constant value (`ak`, `ck`, ...), present when not the default `whenUnlocked`.
     static let accessible = "accessible"
-    /// `1` for a synchronizable item; absent for a local one.
+    /// `1` for a synchronizable item, `0` for a local one; absent on items written before the
+    /// flag was an attribute (their records hold it).
     static let synchronizable = "synchronizable"
     /// `internet` for an internet password; absent for a generic password (every item written
     /// before internet passwords existed).
@@ -65,7 +66,10 @@ enum ItemAttributes {
         } else {
             attributes[service] = item.service
         }
-        if item.synchronizable { attributes[synchronizable] = "1" }
+        // Always present: gnome-keyring's CreateItem with replace takes any item whose attributes
+        // include the new ones, so a local item without the attribute would replace its
+        // synchronizable twin. With it, two keys never have one's attributes within the other's.
+        attributes[synchronizable] = item.synchronizable ? "1" : "0"
         if let value = item.generic { attributes[generic] = value.base64EncodedString() }
         if let value = item.type { attributes[type] = String(value) }
         if let value = item.creator { attributes[creator] = value }
@@ -82,14 +86,16 @@ enum ItemAttributes {
         if let value = query.service, !value.isEmpty { attributes[service] = value }
         if let value = query.generic { attributes[generic] = value.base64EncodedString() }
         if let value = query.type { attributes[type] = String(value) }
-        if query.filters.synchronizable == true { attributes[synchronizable] = "1" }
+        // Not the synchronizable flag: items written before it was an attribute lack it (their
+        // records hold it), so it is matched on the records.
         attributes.merge(internetAttributes(query.filters.internet, internet: query.filters.itemClass == .internetPassword)) { _, new in new }
         return attributes
     }
 
     /// What to search for to find the item holding `key`: every item found that may hold it
-    /// (a local item's search finds its synchronizable twin too, since a missing attribute
-    /// cannot be searched for), which the caller checks against the records.
+    /// (its twin of the other synchronizable flag too: a missing attribute cannot be searched
+    /// for, and items written before the flag was an attribute lack it), which the caller
+    /// checks against the records.
     static func matching(_ key: PrimaryKey) -> [String: String] {
         var attributes = [schemaKey: schemaName, group: key.group, account: key.account]
         if let internet = key.internet {
@@ -97,7 +103,6 @@ enum ItemAttributes {
         } else {
             attributes[service] = key.service
         }
-        if key.synchronizable { attributes[synchronizable] = "1" }
         return attributes
     }
 

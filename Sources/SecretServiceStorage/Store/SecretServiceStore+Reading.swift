@@ -71,7 +71,8 @@ extension SecretServiceStore {
         let groups = Self.unique(query.groups)
         var pathsByGroup: [[String]] = []
         for group in groups {
-            pathsByGroup.append(try searchUnlocked(ItemAttributes.matching(query, in: group), group: group, writing: writing, service))
+            pathsByGroup.append(
+                try searchUnlocked(ItemAttributes.matching(query, in: group), group: group, writing: writing, exactKey: query.exactKey(in: group), service))
         }
         let allPaths = pathsByGroup.flatMap { $0 }
         guard !allPaths.isEmpty else { return [] }
@@ -155,9 +156,9 @@ extension SecretServiceStore {
     /// ``search(_:group:writing:_:)`` with the collections searched one by one (nil: one search
     /// of the whole service).
     func searchShards(
-        _ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle
+        _ attributes: [String: String], group: String, writing: Bool, exactKey: PrimaryKey? = nil, _ service: ServiceHandle
     ) throws -> (found: SecretServiceClient.SearchResult, searched: [String]?) {
-        guard let plan = try searchPlan(attributes, group: group, writing: writing, service) else {
+        guard let plan = try searchPlan(attributes, group: group, writing: writing, exactKey: exactKey, service) else {
             return (try client.searchPaths(service, attributes: attributes), nil)
         }
         try ensureUnlocked(plan.collections, service)
@@ -235,8 +236,10 @@ extension SecretServiceStore {
     /// The unlocked items matching `attributes`. Locked matches, or an empty result while the
     /// group's collection is locked (which hides items from some services), go through
     /// ``handleLocked(_:_:)``: never an empty answer for a locked collection.
-    func searchUnlocked(_ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle) throws -> [String] {
-        let (found, searched) = try searchShards(attributes, group: group, writing: writing, service)
+    func searchUnlocked(
+        _ attributes: [String: String], group: String, writing: Bool, exactKey: PrimaryKey? = nil, _ service: ServiceHandle
+    ) throws -> [String] {
+        let (found, searched) = try searchShards(attributes, group: group, writing: writing, exactKey: exactKey, service)
         if !found.locked.isEmpty {
             try handleLocked(found.locked.map(CollectionDirectory.collection(ofItem:)), service)
         }
