@@ -86,6 +86,10 @@ struct IndexVariantTests {
             #expect(throws: StorageError.duplicateItem(synced.primaryKey)) { try store.add(synced) }
             let local = Fixture.item(group, "alice", "rt", at: 1, data: Data("local".utf8))
             try store.add(local)
+            // The same store, trusting its own records: deleting the local twin hides nothing.
+            #expect(try store.delete(matching: ItemQuery(groups: [group], account: "alice", filters: .init(synchronizable: false))) == 1)
+            #expect(try store.items(matching: Fixture.all(group), limit: nil) == [synced])
+            try store.add(local)
             let listed = try IndexTrustTests.store().items(matching: Fixture.all(group), limit: nil)
             #expect(listed == [synced, local], "\(listed.map { "\($0.primaryKey) \($0.creationDate)" })")
             _ = try store.delete(matching: Fixture.all(group))
