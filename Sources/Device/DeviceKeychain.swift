@@ -42,6 +42,7 @@ extension Device {
     public func openStore(_ kind: KeyringKind, timeout: Double = 5, logger: Logger) throws -> any ItemStore {
         // A damaged lock file is named now, rather than met later as "the device is locked".
         if kind != .user { _ = try lockState() }
+        _ = try authenticationDecision()
         switch kind {
         case .memory:
             return InMemoryStore(deviceLock: lockProvider())

@@ -2,27 +2,8 @@ import Foundation
 import SharedKeychain
 
 /// What an item with an access control asks for when it is used: user presence, biometry, the
-/// passcode. Apple's bit values, so flags combine and compare as on Apple's platforms.
-public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
-    public let rawValue: CFOptionFlags
-    public init(rawValue: CFOptionFlags) { self.rawValue = rawValue }
-
-    public static let userPresence = SecAccessControlCreateFlags(rawValue: 1 << 0)
-    public static let biometryAny = SecAccessControlCreateFlags(rawValue: 1 << 1)
-    public static let biometryCurrentSet = SecAccessControlCreateFlags(rawValue: 1 << 3)
-    public static let devicePasscode = SecAccessControlCreateFlags(rawValue: 1 << 4)
-    public static let watch = SecAccessControlCreateFlags(rawValue: 1 << 5)
-    public static let or = SecAccessControlCreateFlags(rawValue: 1 << 14)
-    public static let and = SecAccessControlCreateFlags(rawValue: 1 << 15)
-    public static let privateKeyUsage = SecAccessControlCreateFlags(rawValue: 1 << 30)
-    public static let applicationPassword = SecAccessControlCreateFlags(rawValue: 1 << 31)
-    /// The names before biometry covered Face ID.
-    public static let touchIDAny = biometryAny
-    public static let touchIDCurrentSet = biometryCurrentSet
-
-    /// The flags that make the device ask the user before the item is used.
-    static let asksTheUser: SecAccessControlCreateFlags = [.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .watch]
-}
+/// passcode, with Apple's bit values (the storage layer's `AccessControlFlags`, which items keep).
+public typealias SecAccessControlCreateFlags = AccessControlFlags
 
 /// `SecAccessControl`: an item's protection class and what it asks for when used. An add with
 /// `kSecAttrAccessControl` gives the item this protection class as its accessibility, so the

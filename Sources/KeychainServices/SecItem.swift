@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import SharedKeychain
 
-// Apple's four SecItem functions for generic passwords, with Apple's semantics: the keychain
+// Apple's four SecItem functions for generic and internet passwords, with Apple's semantics: the keychain
 // core (`Keychain`) decides, these functions read Apple's dictionaries and shape Apple's
 // results. Every call acts as the app of the current ``SecItemContext``.
 
@@ -29,13 +29,23 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// (`kSecReturnPersistentRef` alone), or a `[String: Any]` of attributes (dates as `Date`)
 /// holding `kSecValueData` and `kSecValuePersistentRef` when those are asked for too.
 ///
-/// - Returns: `errSecSuccess`, or `errSecItemNotFound` with `result` untouched.
+/// An item whose access control asks the user (`kSecAttrAccessControl` with user presence,
+/// biometry or the passcode) is asked for when its data is returned: the device's answer
+/// (`device authentication`) decides; `kSecUseAuthenticationUIFail` fails instead of asking,
+/// and `kSecUseAuthenticationUISkip` leaves such items out.
+///
+/// - Returns: `errSecSuccess`, or `errSecItemNotFound` with `result` untouched;
+///   `errSecAuthFailed`, `errSecUserCanceled` or `errSecInteractionNotAllowed` for an item
+///   whose access control was not satisfied.
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.run("SecItemCopyMatching") { keychain throws(SecItemFailure) in
         let request = try SecItemRequest(query, for: .search)
         let found: [KeychainItem]
-        do throws(KeychainError) { found = try keychain.copyMatching(request.query, limit: request.limit) } catch { throw SecItemFailure(error) }
+        do throws(KeychainError) {
+            found = try keychain.copyMatching(
+                request.query, limit: request.limit, returningData: request.returns.contains(.data), authenticationUI: request.authenticationUI)
+        } catch { throw SecItemFailure(error) }
         if let result, !request.returns.isEmpty {
             result.pointee = SecItemResult.value(of: found, returns: request.returns, many: request.limit != .one)
         }
@@ -45,16 +55,26 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// Changes every item `query` matches to `attributesToUpdate` (attributes and
 /// `kSecValueData`).
 ///
+/// Updating an item whose access control asks the user asks for it, as on iOS (Apple's
+/// KeychainTouchID sample prompts on update, not on delete).
+///
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, or `errSecDuplicateItem` when the change
-///   would give two items one primary key (nothing is changed then).
+///   would give two items one primary key (nothing is changed then); the authentication
+///   statuses of `SecItemCopyMatching`.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.run("SecItemUpdate") { keychain throws(SecItemFailure) in
         let request = try SecItemRequest(query, for: .search)
         let update = try SecItemRequest(attributesToUpdate, for: .update)
+        if let itemClass = update.itemClass, itemClass != request.itemClass {
+            throw .param("the attributes to update name another kSecClass than the query; an item keeps its class")
+        }
+        if let itemClass = request.itemClass { try update.checkAttributes(of: itemClass) }
         let change = update.change
         guard !change.isEmpty else { throw .param("the attributes to update are empty: name at least one attribute or kSecValueData") }
-        do throws(KeychainError) { try keychain.update(request.query, with: change) } catch { throw SecItemFailure(error) }
+        do throws(KeychainError) {
+            try keychain.update(request.query, with: change, authenticationUI: request.authenticationUI)
+        } catch { throw SecItemFailure(error) }
     }
 }
 
@@ -134,10 +154,23 @@ enum SecItemResult {
     static func dictionary(_ item: KeychainItem, _ returns: SecItemRequest.Returns) -> [String: Any] {
         var values: [String: Any] = [:]
         if returns.contains(.attributes) {
-            values[kSecClass] = kSecClassGenericPassword
+            values[kSecClass] = item.internet == nil ? kSecClassGenericPassword : kSecClassInternetPassword
             values[kSecAttrAccessGroup] = item.group
-            values[kSecAttrAccount] = item.account
-            values[kSecAttrService] = item.service
+            values[kSecAttrAccount] = value(of: item.accountValue)
+            if let internet = item.internet {
+                values[kSecAttrServer] = internet.server
+                values[kSecAttrSecurityDomain] = internet.securityDomain
+                values[kSecAttrProtocol] = internet.protocol
+                values[kSecAttrAuthenticationType] = internet.authenticationType
+                values[kSecAttrPort] = NSNumber(value: internet.port)
+                values[kSecAttrPath] = internet.path
+            } else {
+                values[kSecAttrService] = value(of: item.serviceValue)
+            }
+            if let flags = item.accessControl {
+                values[kSecAttrAccessControl] = SecAccessControl(
+                    protection: item.accessibility, flags: flags)
+            }
             values[kSecAttrAccessible] = item.accessibility.secValue
             values[kSecAttrSynchronizable] = NSNumber(value: item.synchronizable)
             values[kSecAttrCreationDate] = item.creationDate
@@ -154,5 +187,13 @@ enum SecItemResult {
         if returns.contains(.data) { values[kSecValueData] = item.data }
         if returns.contains(.persistentRef) { values[kSecValuePersistentRef] = PersistentReference.data(for: item) }
         return values
+    }
+
+    /// An account or service as it was given: `String` or `Data`.
+    private static func value(of attribute: AttributeValue) -> Any {
+        switch attribute {
+        case .string(let text): text
+        case .data(let bytes): bytes
+        }
     }
 }

@@ -95,7 +95,7 @@ public struct SecItemContext: Sendable {
         } catch {
             throw .storeUnavailable(kind: kind.rawValue, reason: String(describing: error))
         }
-        return SecItemContext(app: app, store: store)
+        return SecItemContext(Keychain(app: app, store: store, authentication: device.authenticationProvider()))
     }
 
     /// The installed app `bundleID`, or an ad-hoc app from the team and entitlements variables.

@@ -21,8 +21,8 @@ struct SecItemFailure: Error, Sendable {
 }
 
 /// One SecItem dictionary, read and checked before anything is touched: an unknown key, a
-/// value of the wrong type or a class other than generic passwords fails here, as Apple's
-/// does, with errSecParam or errSecUnimplemented.
+/// value of the wrong type, an attribute the class does not have or a class other than
+/// passwords fails here, as Apple's does, with errSecParam or errSecUnimplemented.
 struct SecItemRequest {
     /// What the dictionary is for: which keys it may hold.
     enum Purpose {
@@ -40,9 +40,17 @@ struct SecItemRequest {
         static let reference = Returns(rawValue: 8)
     }
 
-
-    var account: String?
-    var service: String?
+    /// `kSecClass`; nil only in the attributes to update, which take the query's.
+    var itemClass: ItemClass?
+    /// `kSecAttrAccount` and `kSecAttrService` in the type given (`String` or `Data`).
+    var account: AttributeValue?
+    var service: AttributeValue?
+    /// The internet-password attributes given.
+    var internet = InternetFields()
+    /// `kSecAttrAccessControl`'s flags.
+    var accessControl: AccessControlFlags?
+    /// `kSecUseAuthenticationUI` (or `kSecUseNoAuthenticationUI: true`, which is `.fail`).
+    var authenticationUI: AuthenticationUI = .allow
     var group: String?
     var generic: Data?
     var type: Int?
@@ -56,7 +64,7 @@ struct SecItemRequest {
     var synchronizable: Bool? = false
     var synchronizableGiven = false
     var data: Data?
-    var persistentRef: PrimaryKey?
+    var persistentRef: (key: PrimaryKey, complete: Bool)?
     var returns: Returns = []
     var limit: MatchLimit = .one
 
@@ -69,13 +77,14 @@ struct SecItemRequest {
             guard let itemClass = dictionary[kSecClass] else {
                 throw .param("the dictionary has no kSecClass; generic passwords need kSecClass: kSecClassGenericPassword")
             }
-            try Self.checkClass(itemClass, for: purpose)
+            self.itemClass = try Self.checkClass(itemClass, for: purpose)
         } else if let itemClass = dictionary[kSecClass] {
-            try Self.checkClass(itemClass, for: purpose)
+            self.itemClass = try Self.checkClass(itemClass, for: purpose)
         }
         for (key, value) in dictionary {
             try read(key, value, for: purpose)
         }
+        if let itemClass { try checkAttributes(of: itemClass) }
         if purpose == .add, synchronizableGiven, synchronizable == nil {
             throw .param("kSecAttrSynchronizableAny is for searches; an item to add is synchronizable (true) or not (false)")
         }
@@ -92,10 +101,24 @@ struct SecItemRequest {
         return entries
     }
 
-    private static func checkClass(_ value: Any, for purpose: Purpose) throws(SecItemFailure) {
+    /// Fails unless every attribute given belongs to `itemClass`: generic passwords have no
+    /// internet attributes, internet passwords no service.
+    func checkAttributes(of itemClass: ItemClass) throws(SecItemFailure) {
+        switch itemClass {
+        case .genericPassword where !internet.isEmpty:
+            throw .param("kSecAttrServer, kSecAttrProtocol, kSecAttrPort, kSecAttrPath, kSecAttrAuthenticationType and kSecAttrSecurityDomain are internet-password attributes; generic passwords do not have them")
+        case .internetPassword where service != nil:
+            throw .param("kSecAttrService is a generic-password attribute; internet passwords are named by kSecAttrServer and the other internet attributes")
+        default:
+            return
+        }
+    }
+
+    private static func checkClass(_ value: Any, for purpose: Purpose) throws(SecItemFailure) -> ItemClass {
         guard let name = value as? String else { throw .param("kSecClass must be a kSec... class constant (a string)") }
         switch name {
-        case kSecClassGenericPassword: return
+        case kSecClassGenericPassword: return .genericPassword
+        case kSecClassInternetPassword: return .internetPassword
         case kSecClassKey, kSecClassCertificate, kSecClassIdentity:
             let className = name == kSecClassKey ? "kSecClassKey" : name == kSecClassCertificate ? "kSecClassCertificate" : "kSecClassIdentity"
             guard purpose == .add else {
@@ -103,8 +126,6 @@ struct SecItemRequest {
                 throw SecItemFailure(status: errSecItemNotFound, message: "no \(className) items exist here: the emulator stores passwords only")
             }
             throw .unimplemented("adding \(className) items is not implemented: the emulator stores passwords only")
-        case kSecClassInternetPassword:
-            throw .unimplemented("internet passwords (kSecClassInternetPassword) are not implemented yet; generic passwords are")
         default:
             throw .param("kSecClass '\(name)' is not a keychain item class")
         }
@@ -113,8 +134,14 @@ struct SecItemRequest {
     private mutating func read(_ key: String, _ value: Any, for purpose: Purpose) throws(SecItemFailure) {
         switch key {
         case kSecClass: return
-        case kSecAttrAccount: account = try Self.string(value, key: "kSecAttrAccount")
-        case kSecAttrService: service = try Self.string(value, key: "kSecAttrService")
+        case kSecAttrAccount: account = try Self.attribute(value, key: "kSecAttrAccount")
+        case kSecAttrService: service = try Self.attribute(value, key: "kSecAttrService")
+        case kSecAttrServer: internet.server = try Self.string(value, key: "kSecAttrServer")
+        case kSecAttrSecurityDomain: internet.securityDomain = try Self.string(value, key: "kSecAttrSecurityDomain")
+        case kSecAttrProtocol: internet.protocol = try Self.string(value, key: "kSecAttrProtocol")
+        case kSecAttrAuthenticationType: internet.authenticationType = try Self.string(value, key: "kSecAttrAuthenticationType")
+        case kSecAttrPort: internet.port = try Self.port(value)
+        case kSecAttrPath: internet.path = try Self.string(value, key: "kSecAttrPath")
         case kSecAttrAccessGroup:
             guard purpose != .update else {
                 throw .unimplemented("moving an item to another access group (kSecAttrAccessGroup in the attributes to update) is not implemented; delete it and add it to the other group")
@@ -168,11 +195,14 @@ struct SecItemRequest {
             limit = try Self.matchLimit(value)
         case kSecUseDataProtectionKeychain:
             _ = try Self.bool(value, key: "kSecUseDataProtectionKeychain")
-        case kSecUseAuthenticationUI, kSecUseOperationPrompt, kSecUseAuthenticationContext:
-            // No UI exists: accepted and ignored, as on a device that never needs to prompt.
+        case kSecUseAuthenticationUI:
+            authenticationUI = try Self.authenticationUI(value)
+        case kSecUseOperationPrompt, kSecUseAuthenticationContext:
+            // The prompt's text and a LocalAuthentication context: the device's answer
+            // (`device authentication`) stands for whatever the user would do.
             return
         case kSecUseNoAuthenticationUI:
-            _ = try Self.bool(value, key: "kSecUseNoAuthenticationUI")
+            if try Self.bool(value, key: "kSecUseNoAuthenticationUI") { authenticationUI = .fail }
         case kSecAttrAccessControl:
             guard purpose == .add || purpose == .update else {
                 throw .param("kSecAttrAccessControl is an attribute of an item to add or update, not of a search")
@@ -180,130 +210,53 @@ struct SecItemRequest {
             guard let control = value as? SecAccessControl else {
                 throw .param("kSecAttrAccessControl must be a SecAccessControl made by SecAccessControlCreateWithFlags")
             }
-            // The protection class becomes the item's accessibility, so the device's lock applies.
+            // The protection class becomes the item's accessibility, so the device's lock applies;
+            // the flags stay with the item, and those that ask the user are asked for on use.
             accessibility = control.protection
-        case kSecAttrServer, kSecAttrProtocol, kSecAttrPort, kSecAttrPath, kSecAttrAuthenticationType, kSecAttrSecurityDomain:
-            throw .param("\(Self.name(of: key)) is an internet-password attribute; generic passwords do not have it")
+            accessControl = control.flags
         case kSecAttrIsInvisible, kSecAttrIsNegative, kSecMatchCaseInsensitive:
             throw .unimplemented("\(Self.name(of: key)) is not implemented")
         default:
-            throw .param("'\(key)' is not a Keychain Services key for generic passwords")
+            throw .param("'\(key)' is not a Keychain Services key for passwords")
         }
     }
 
     // MARK: What the keychain core takes
 
     /// The query for `copyMatching`, `update` and `delete`; a persistent reference pins the
-    /// group, account and service.
+    /// item's whole key (a reference of the first format all of it but the synchronizable flag).
     var query: KeychainQuery {
         var filters = ItemQuery.Filters(
             label: label, comment: comment, itemDescription: itemDescription, creator: creator, accessibility: accessibility,
-            synchronizable: synchronizable)
-        if persistentRef != nil { filters.synchronizable = synchronizableGiven ? synchronizable : nil }
-        return KeychainQuery(
-            group: persistentRef?.group ?? group, account: persistentRef?.account ?? account,
-            service: persistentRef?.service ?? service, generic: generic, type: type, filters: filters)
+            synchronizable: synchronizable, itemClass: itemClass, internet: internet)
+        guard let (key, complete) = persistentRef else {
+            return KeychainQuery(group: group, account: account?.key, service: service?.key, generic: generic, type: type, filters: filters)
+        }
+        filters.synchronizable = complete ? key.synchronizable : synchronizableGiven ? synchronizable : nil
+        filters.itemClass = key.internet == nil ? .genericPassword : .internetPassword
+        if let attributes = key.internet { filters.internet = InternetFields(attributes) }
+        return KeychainQuery(group: key.group, account: key.account, service: key.service, generic: generic, type: type, filters: filters)
     }
 
     /// The item `SecItemAdd` adds.
     var newItem: NewItem {
-        NewItem(
-            account: account ?? "", service: service ?? "", group: group, generic: generic, type: type, label: label,
+        var item = NewItem(
+            account: account?.key ?? "", service: service?.key ?? "", group: group, generic: generic, type: type, label: label,
             comment: comment, itemDescription: itemDescription, creator: creator, data: data ?? Data(),
             accessibility: accessibility ?? .whenUnlocked, synchronizable: synchronizable ?? false)
+        item.accountIsData = account?.isData ?? false
+        item.serviceIsData = service?.isData ?? false
+        item.accessControl = accessControl
+        if itemClass == .internetPassword { item.internet = internet.attributes }
+        return item
     }
 
     /// The change `SecItemUpdate`'s attributes to update make.
     var change: ItemChange {
         ItemChange(
-            account: account, service: service, generic: generic, type: type, label: label, comment: comment,
+            account: account?.key, service: service?.key, generic: generic, type: type, label: label, comment: comment,
             itemDescription: itemDescription, creator: creator, accessibility: accessibility,
-            synchronizable: synchronizableGiven ? synchronizable : nil, data: data)
-    }
-
-    // MARK: Values
-
-    private static func string(_ value: Any, key: String) throws(SecItemFailure) -> String {
-        guard let text = value as? String else { throw .param("\(key) must be a string, not \(Swift.type(of: value))") }
-        return text
-    }
-
-    private static func data(_ value: Any, key: String) throws(SecItemFailure) -> Data {
-        guard let bytes = value as? Data else { throw .param("\(key) must be Data, not \(Swift.type(of: value))") }
-        return bytes
-    }
-
-    private static func bool(_ value: Any, key: String) throws(SecItemFailure) -> Bool {
-        if let flag = value as? Bool { return flag }
-        if let number = integer(value), number == 0 || number == 1 { return number == 1 }
-        throw .param("\(key) must be a boolean (true, false, kCFBooleanTrue or kCFBooleanFalse), not \(Swift.type(of: value))")
-    }
-
-    /// A `FourCharCode` (`kSecAttrType`, `kSecAttrCreator`): a number from 0 to 2^32-1.
-    private static func fourCharCode(_ value: Any, key: String) throws(SecItemFailure) -> Int {
-        guard let number = integer(value), (0...Int(UInt32.max)).contains(number) else {
-            throw .param("\(key) must be a number from 0 to 4294967295 (a FourCharCode), not \(Swift.type(of: value)) \(value)")
-        }
-        return number
-    }
-
-    private static func matchLimit(_ value: Any) throws(SecItemFailure) -> MatchLimit {
-        if let name = value as? String {
-            switch name {
-            case kSecMatchLimitOne: return .one
-            case kSecMatchLimitAll: return .all
-            default: throw .param("kSecMatchLimit '\(name)' is neither kSecMatchLimitOne nor kSecMatchLimitAll")
-            }
-        }
-        guard let number = integer(value), number >= 1 else {
-            throw .param("kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a number of at least 1")
-        }
-        return number == 1 ? .one : .count(number)
-    }
-
-    /// An integer however it was boxed: Swift integers of any width, or an `NSNumber` holding one.
-    static func integer(_ value: Any) -> Int? {
-        switch value {
-        case let number as Int: number
-        case let number as Int32: Int(number)
-        case let number as UInt32: Int(number)
-        case let number as Int64: Int(exactly: number)
-        case let number as UInt64: Int(exactly: number)
-        case let number as UInt: Int(exactly: number)
-        case let number as Int16: Int(number)
-        case let number as UInt16: Int(number)
-        case is Bool: nil
-        case let number as NSNumber: Int(exactly: number.doubleValue)
-        default: nil
-        }
-    }
-
-    /// Apple's constant name for a key, for messages.
-    static func name(of key: String) -> String {
-        let names = [
-            kSecReturnData: "kSecReturnData", kSecReturnAttributes: "kSecReturnAttributes", kSecReturnRef: "kSecReturnRef",
-            kSecReturnPersistentRef: "kSecReturnPersistentRef", kSecValueRef: "kSecValueRef",
-            kSecAttrServer: "kSecAttrServer", kSecAttrProtocol: "kSecAttrProtocol", kSecAttrPort: "kSecAttrPort",
-            kSecAttrPath: "kSecAttrPath", kSecAttrAuthenticationType: "kSecAttrAuthenticationType",
-            kSecAttrSecurityDomain: "kSecAttrSecurityDomain", kSecAttrAccessControl: "kSecAttrAccessControl",
-            kSecAttrIsInvisible: "kSecAttrIsInvisible", kSecAttrIsNegative: "kSecAttrIsNegative",
-            kSecMatchCaseInsensitive: "kSecMatchCaseInsensitive",
-        ]
-        return names[key] ?? key
-    }
-}
-
-/// `kSecValuePersistentRef`: bytes that name one item for as long as it keeps its primary key
-/// (a JSON array of class, group, account and service).
-enum PersistentReference {
-    static func data(for item: KeychainItem) -> Data {
-        // Encoding an array of strings cannot fail.
-        (try? JSONEncoder().encode([kSecClassGenericPassword, item.group, item.account, item.service])) ?? Data()
-    }
-
-    static func key(from data: Data) throws(SecItemFailure) -> PrimaryKey {
-        guard let parts = try? JSONDecoder().decode([String].self, from: data), parts.count == 4, parts[0] == kSecClassGenericPassword
-        else { throw .param("kSecValuePersistentRef is not a persistent reference this keychain returned") }
-        return PrimaryKey(group: parts[1], account: parts[2], service: parts[3])
+            synchronizable: synchronizableGiven ? synchronizable : nil, data: data, accountIsData: account?.isData ?? false,
+            serviceIsData: service?.isData ?? false, internet: internet, accessControl: accessControl)
     }
 }

@@ -8,10 +8,8 @@ import Synchronization
 public final class InMemoryStore: ItemStore, ItemWatching {
     public let name = "memory"
 
-    private struct Key: Hashable {
-        var account: String
-        var service: String
-    }
+    /// An item's primary key (its group included, though each group has its own table).
+    private typealias Key = PrimaryKey
 
     /// Per group, items in creation order. A lookup by full primary key is one hash probe.
     private let groups = Mutex<[String: OrderedDictionary<Key, StoredItem>]>([:])
@@ -48,7 +46,7 @@ public final class InMemoryStore: ItemStore, ItemWatching {
 
     public func add(_ item: StoredItem) throws(StorageError) {
         try groups.withLock { (groups) throws(StorageError) in
-            let key = Key(account: item.account, service: item.service)
+            let key = item.primaryKey
             guard groups[item.group]?[key] == nil else { throw .duplicateItem(item.primaryKey) }
             try checkAccess([item])
             groups[item.group, default: [:]][key] = item
@@ -73,13 +71,13 @@ public final class InMemoryStore: ItemStore, ItemWatching {
             let matched = Self.matches(of: query, in: groups, limit: nil)
             try checkAccess(matched)
             let plan = try UpdatePlan(matched: matched, change: change, at: date) { key in
-                groups[key.group]?[Key(account: key.account, service: key.service)] != nil
+                groups[key.group]?[key] != nil
             }
             // A change of class may move an item under a protection the device enforces now.
             try checkAccess(plan.replacements.map(\.new))
             for (old, new) in plan.replacements {
-                let oldKey = Key(account: old.account, service: old.service)
-                let newKey = Key(account: new.account, service: new.service)
+                let oldKey = old.primaryKey
+                let newKey = new.primaryKey
                 if oldKey == newKey {
                     groups[old.group]?[oldKey] = new
                 } else {
@@ -87,9 +85,8 @@ public final class InMemoryStore: ItemStore, ItemWatching {
                 }
             }
             // Re-keyed items are inserted after every removal, so a swap of two keys works.
-            for (old, new) in plan.replacements
-            where old.account != new.account || old.service != new.service {
-                groups[new.group, default: [:]][Key(account: new.account, service: new.service)] = new
+            for (old, new) in plan.replacements where old.primaryKey != new.primaryKey {
+                groups[new.group, default: [:]][new.primaryKey] = new
             }
             if !hub.isEmpty {
                 let now = Date()
@@ -141,9 +138,12 @@ public final class InMemoryStore: ItemStore, ItemWatching {
         var found: [StoredItem] = []
         for group in query.groups {
             guard let items = groups[group], found.count < groupLimit else { continue }
-            if let account = query.account, let service = query.service {
-                if let item = items[Key(account: account, service: service)], query.matches(item) {
-                    found.append(item)
+            // Account and service name at most two generic passwords: the local and the
+            // synchronizable one (internet passwords have no service, so an empty one is searched).
+            if let account = query.account, let service = query.service, !service.isEmpty {
+                let indices = [false, true].compactMap { items.index(forKey: Key(group: group, account: account, service: service, synchronizable: $0)) }
+                for index in indices.sorted() where query.matches(items.values[index]) && found.count < groupLimit {
+                    found.append(items.values[index])
                 }
                 continue
             }

@@ -7,8 +7,18 @@ import Foundation
 /// nothing changes and it fails with ``StorageError/versionConflict(_:expected:found:)``.
 /// Keychain Services has no such thing; it is the project's mitigation for lost updates.
 public struct ItemChange: Sendable, Hashable {
+    /// The new account, in its storage form (``AttributeBytes``).
     public var account: String?
+    /// The new service, in its storage form.
     public var service: String?
+    /// Whether the new ``account`` was given as `Data`.
+    public var accountIsData: Bool
+    /// Whether the new ``service`` was given as `Data`.
+    public var serviceIsData: Bool
+    /// Internet-password attributes to set (on internet passwords only; each a new primary key).
+    public var internet: InternetFields
+    /// A new access control (its flags); the protection class comes as ``accessibility``.
+    public var accessControl: AccessControlFlags?
     public var generic: Data?
     public var type: Int?
     public var label: String?
@@ -34,7 +44,11 @@ public struct ItemChange: Sendable, Hashable {
         accessibility: Accessibility? = nil,
         synchronizable: Bool? = nil,
         data: Data? = nil,
-        ifVersion: UInt64? = nil
+        ifVersion: UInt64? = nil,
+        accountIsData: Bool = false,
+        serviceIsData: Bool = false,
+        internet: InternetFields = InternetFields(),
+        accessControl: AccessControlFlags? = nil
     ) {
         self.account = account
         self.service = service
@@ -48,6 +62,10 @@ public struct ItemChange: Sendable, Hashable {
         self.synchronizable = synchronizable
         self.data = data
         self.ifVersion = ifVersion
+        self.accountIsData = accountIsData
+        self.serviceIsData = serviceIsData
+        self.internet = internet
+        self.accessControl = accessControl
     }
 
     /// True when the change sets nothing (Keychain Services calls that errSecParam); a
@@ -55,18 +73,28 @@ public struct ItemChange: Sendable, Hashable {
     public var isEmpty: Bool {
         var unset = self
         unset.ifVersion = nil
+        if unset.account == nil { unset.accountIsData = false }
+        if unset.service == nil { unset.serviceIsData = false }
         return unset == ItemChange()
     }
 
     /// True when the change can move an item to another primary key.
-    public var touchesPrimaryKey: Bool { account != nil || service != nil }
+    public var touchesPrimaryKey: Bool { account != nil || service != nil || synchronizable != nil || !internet.isEmpty }
 
     /// `item` with the change applied, its modification date set to `date` and its version
     /// one higher.
     public func applied(to item: StoredItem, at date: Date) -> StoredItem {
         var changed = item
-        if let account { changed.account = account }
-        if let service { changed.service = service }
+        if let account {
+            changed.account = account
+            changed.accountIsData = accountIsData
+        }
+        if let service {
+            changed.service = service
+            changed.serviceIsData = serviceIsData
+        }
+        if let attributes = item.internet { changed.internet = internet.applied(to: attributes) }
+        if let accessControl { changed.accessControl = accessControl }
         if let generic { changed.generic = generic }
         if let type { changed.type = type }
         if let label { changed.label = label }

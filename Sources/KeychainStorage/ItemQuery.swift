@@ -13,7 +13,8 @@ public struct ItemQuery: Sendable, Hashable {
     public var service: String?
     public var generic: Data?
     public var type: Int?
-    /// Matched after the search: label, comment, description, creator, class, synchronizable.
+    /// Matched after the search: label, comment, description, creator, accessibility class,
+    /// synchronizable, item class and the internet-password attributes.
     public var filters: Filters
 
     /// The attributes a backend matches on the items its search found.
@@ -25,10 +26,19 @@ public struct ItemQuery: Sendable, Hashable {
         public var accessibility: Accessibility?
         /// nil: both (`kSecAttrSynchronizableAny`).
         public var synchronizable: Bool?
+        /// nil: every class. SecItem always names one (`kSecClass`); the Swift API's queries
+        /// reach both unless they say.
+        public var itemClass: ItemClass?
+        /// Internet-password attributes to match; any named excludes generic passwords.
+        public var internet: InternetFields
+        /// Whether the item's access control asks the user (``AccessControlFlags/asksUser``);
+        /// nil: either. `kSecUseAuthenticationUISkip` searches with false.
+        public var asksUser: Bool?
 
         public init(
             label: String? = nil, comment: String? = nil, itemDescription: String? = nil, creator: String? = nil,
-            accessibility: Accessibility? = nil, synchronizable: Bool? = nil
+            accessibility: Accessibility? = nil, synchronizable: Bool? = nil, itemClass: ItemClass? = nil,
+            internet: InternetFields = InternetFields(), asksUser: Bool? = nil
         ) {
             self.label = label
             self.comment = comment
@@ -36,6 +46,9 @@ public struct ItemQuery: Sendable, Hashable {
             self.creator = creator
             self.accessibility = accessibility
             self.synchronizable = synchronizable
+            self.itemClass = itemClass
+            self.internet = internet
+            self.asksUser = asksUser
         }
 
         /// True when no filter is set.
@@ -48,6 +61,9 @@ public struct ItemQuery: Sendable, Hashable {
                 && (creator == nil || creator == item.creator)
                 && (accessibility == nil || accessibility == item.accessibility)
                 && (synchronizable == nil || synchronizable == item.synchronizable)
+                && (itemClass == nil || itemClass == item.itemClass)
+                && internet.matches(item.internet)
+                && (asksUser == nil || asksUser == (item.accessControl?.asksUser ?? false))
         }
     }
 
@@ -103,5 +119,24 @@ public struct ItemQuery: Sendable, Hashable {
             && (service == nil || service == item.service)
             && (generic == nil || generic == item.generic)
             && (type == nil || type == item.type)
+    }
+
+    /// The one primary key in `group` the query names, when it names a whole one: account and
+    /// a non-empty service (internet passwords have none) of a generic password, or account and
+    /// every internet attribute of an internet password, and the synchronizable flag. A backend
+    /// may look that key up alone.
+    public func exactKey(in group: String) -> PrimaryKey? {
+        guard let account, let synchronizable = filters.synchronizable else { return nil }
+        let internet = filters.internet
+        if filters.itemClass != .internetPassword, internet.isEmpty, let service, !service.isEmpty {
+            return PrimaryKey(group: group, account: account, service: service, synchronizable: synchronizable)
+        }
+        guard filters.itemClass != .genericPassword, service == nil || service == "",
+            let securityDomain = internet.securityDomain, let server = internet.server, let value = internet.protocol,
+            let authenticationType = internet.authenticationType, let port = internet.port, let path = internet.path
+        else { return nil }
+        let attributes = InternetAttributes(
+            securityDomain: securityDomain, server: server, protocol: value, authenticationType: authenticationType, port: port, path: path)
+        return PrimaryKey(group: group, account: account, service: "", synchronizable: synchronizable, internet: attributes)
     }
 }

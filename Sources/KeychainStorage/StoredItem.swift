@@ -1,14 +1,26 @@
 import Foundation
 
-/// One generic-password item as a storage backend keeps it: the attributes Keychain Services
-/// defines for the class, and the secret data.
+/// One password item (generic, or internet when ``internet`` is set) as a storage backend keeps
+/// it: the attributes Keychain Services defines for the class, and the secret data.
 public struct StoredItem: Sendable, Hashable, Codable {
     /// The access group, in full (`ABCDE12345.com.microsoft.adalcache`).
     public var group: String
-    /// `kSecAttrAccount`.
+    /// `kSecAttrAccount`, in its storage form (``AttributeBytes``): the text itself for a
+    /// string; ``accountValue`` gives it back in the type it was added with.
     public var account: String
-    /// `kSecAttrService`.
+    /// `kSecAttrService`, in its storage form (``AttributeBytes``); see ``serviceValue``.
+    /// Internet passwords have none (empty).
     public var service: String
+    /// Whether the account was given as `Data` (and is returned as `Data`).
+    public var accountIsData: Bool
+    /// Whether the service was given as `Data` (and is returned as `Data`).
+    public var serviceIsData: Bool
+    /// The internet-password attributes (`kSecClassInternetPassword`); nil for a generic password.
+    public var internet: InternetAttributes?
+    /// The access control's flags (`kSecAttrAccessControl`), Apple's bit values; nil when the item
+    /// has none. Flags that ask the user (``AccessControlFlags/asksTheUser``) are decided by the
+    /// device's authentication when the item is used.
+    public var accessControl: AccessControlFlags?
     /// `kSecAttrGeneric`: arbitrary bytes, searchable, not part of the primary key.
     public var generic: Data?
     /// `kSecAttrType`: MSAL stores its item kind here (2001 access token, ...).
@@ -30,9 +42,9 @@ public struct StoredItem: Sendable, Hashable, Codable {
     public var version: UInt64
     /// `kSecAttrAccessible`: when the item can be used, by the device's lock state.
     public var accessibility: Accessibility
-    /// `kSecAttrSynchronizable`. Nothing syncs on Linux; the flag is kept and matched. Unlike
-    /// Apple, it is not part of the primary key: a synchronizable and a local item cannot share
-    /// account, service and group.
+    /// `kSecAttrSynchronizable`. Nothing syncs on Linux; the flag is kept and matched. As on
+    /// Apple's platforms it is part of the primary key: a synchronizable and a local item may
+    /// share account, service and group.
     public var synchronizable: Bool
 
     public init(
@@ -50,7 +62,11 @@ public struct StoredItem: Sendable, Hashable, Codable {
         data: Data,
         version: UInt64 = 1,
         accessibility: Accessibility = .whenUnlocked,
-        synchronizable: Bool = false
+        synchronizable: Bool = false,
+        accountIsData: Bool = false,
+        serviceIsData: Bool = false,
+        internet: InternetAttributes? = nil,
+        accessControl: AccessControlFlags? = nil
     ) {
         self.group = group
         self.account = account
@@ -67,11 +83,23 @@ public struct StoredItem: Sendable, Hashable, Codable {
         self.version = version
         self.accessibility = accessibility
         self.synchronizable = synchronizable
+        self.accountIsData = accountIsData
+        self.serviceIsData = serviceIsData
+        self.internet = internet
+        self.accessControl = accessControl
     }
+
+    /// `kSecClassInternetPassword` when the item has ``internet`` attributes, else generic.
+    public var itemClass: ItemClass { internet == nil ? .genericPassword : .internetPassword }
+
+    /// `kSecAttrAccount` in the type it was added with.
+    public var accountValue: AttributeValue { AttributeValue(key: account, isData: accountIsData) }
+    /// `kSecAttrService` in the type it was added with.
+    public var serviceValue: AttributeValue { AttributeValue(key: service, isData: serviceIsData) }
 
     private enum CodingKeys: String, CodingKey {
         case group, account, service, generic, type, label, comment, creator, creationDate, modificationDate, data, version, accessibility,
-            synchronizable
+            synchronizable, accountIsData, serviceIsData, internet, accessControl
         case itemDescription = "description"
     }
 
@@ -101,10 +129,38 @@ public struct StoredItem: Sendable, Hashable, Codable {
         }
         accessibility = try container.decodeIfPresent(Accessibility.self, forKey: .accessibility) ?? .whenUnlocked
         synchronizable = try container.decodeIfPresent(Bool.self, forKey: .synchronizable) ?? false
+        accountIsData = try container.decodeIfPresent(Bool.self, forKey: .accountIsData) ?? false
+        serviceIsData = try container.decodeIfPresent(Bool.self, forKey: .serviceIsData) ?? false
+        internet = try container.decodeIfPresent(InternetAttributes.self, forKey: .internet)
+        accessControl = try container.decodeIfPresent(AccessControlFlags.self, forKey: .accessControl)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(group, forKey: .group)
+        try container.encode(account, forKey: .account)
+        try container.encode(service, forKey: .service)
+        try container.encodeIfPresent(generic, forKey: .generic)
+        try container.encodeIfPresent(type, forKey: .type)
+        try container.encodeIfPresent(label, forKey: .label)
+        try container.encodeIfPresent(comment, forKey: .comment)
+        try container.encodeIfPresent(itemDescription, forKey: .itemDescription)
+        try container.encodeIfPresent(creator, forKey: .creator)
+        try container.encode(creationDate, forKey: .creationDate)
+        try container.encode(modificationDate, forKey: .modificationDate)
+        try container.encode(data, forKey: .data)
+        try container.encode(version, forKey: .version)
+        try container.encode(accessibility, forKey: .accessibility)
+        try container.encode(synchronizable, forKey: .synchronizable)
+        // Absent when false or nil: files stay as they were for items that use none of them.
+        if accountIsData { try container.encode(true, forKey: .accountIsData) }
+        if serviceIsData { try container.encode(true, forKey: .serviceIsData) }
+        try container.encodeIfPresent(internet, forKey: .internet)
+        try container.encodeIfPresent(accessControl, forKey: .accessControl)
     }
 
     public var primaryKey: PrimaryKey {
-        PrimaryKey(group: group, account: account, service: service)
+        PrimaryKey(group: group, account: account, service: service, synchronizable: synchronizable, internet: internet)
     }
 
     /// The largest version an item may carry: every JSON reader holds it exactly (2^53 - 1),
@@ -112,20 +168,56 @@ public struct StoredItem: Sendable, Hashable, Codable {
     public static let maxVersion: UInt64 = (1 << 53) - 1
 }
 
-/// What makes a generic-password item unique in Keychain Services: account, service and access
-/// group. Generic, type, label and creator are not part of it.
+/// What makes an item unique in Keychain Services: for a generic password account, service,
+/// access group and the synchronizable flag; for an internet password account, the
+/// ``InternetAttributes``, access group and the synchronizable flag. Generic, type, label
+/// and creator are not part of it.
 public struct PrimaryKey: Hashable, Sendable, Codable, CustomStringConvertible {
     public var group: String
     public var account: String
     public var service: String
+    /// `kSecAttrSynchronizable`: a synchronizable and a local item are two keys.
+    public var synchronizable: Bool
+    /// The internet password's key attributes; nil for a generic password.
+    public var internet: InternetAttributes?
 
-    public init(group: String, account: String, service: String) {
+    public init(group: String, account: String, service: String, synchronizable: Bool = false, internet: InternetAttributes? = nil) {
         self.group = group
         self.account = account
         self.service = service
+        self.synchronizable = synchronizable
+        self.internet = internet
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case group, account, service, synchronizable, internet
+    }
+
+    /// Decodes a key; journals written before keys had the flag and the class read as local
+    /// generic passwords.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        group = try container.decode(String.self, forKey: .group)
+        account = try container.decode(String.self, forKey: .account)
+        service = try container.decode(String.self, forKey: .service)
+        synchronizable = try container.decodeIfPresent(Bool.self, forKey: .synchronizable) ?? false
+        internet = try container.decodeIfPresent(InternetAttributes.self, forKey: .internet)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(group, forKey: .group)
+        try container.encode(account, forKey: .account)
+        try container.encode(service, forKey: .service)
+        if synchronizable { try container.encode(true, forKey: .synchronizable) }
+        try container.encodeIfPresent(internet, forKey: .internet)
     }
 
     public var description: String {
-        "account '\(account)', service '\(service)' in group '\(group)'"
+        let place = synchronizable ? " (synchronizable)" : ""
+        if let internet {
+            return "internet password for account '\(AttributeBytes.shown(account))', \(internet)\(place) in group '\(group)'"
+        }
+        return "account '\(AttributeBytes.shown(account))', service '\(AttributeBytes.shown(service))'\(place) in group '\(group)'"
     }
 }

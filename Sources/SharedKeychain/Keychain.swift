@@ -1,7 +1,7 @@
 @_exported import KeychainStorage
 import Foundation
 
-/// A generic-password item as the keychain returns it: attributes and data.
+/// A password item (generic or internet) as the keychain returns it: attributes and data.
 public typealias KeychainItem = StoredItem
 
 /// One app's view of the shared keychain, with Keychain Services semantics for generic
@@ -17,15 +17,23 @@ public typealias KeychainItem = StoredItem
 public struct Keychain: Sendable {
     public let app: AppIdentity
     public let store: any ItemStore
+    /// The device's answer when an item's access control asks the user; nil: always allow.
+    public let authentication: AuthenticationProvider?
     private let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - app: who the calls act as: its groups decide what it reaches.
     ///   - store: where the items live (memory, or a Secret Service).
+    ///   - authentication: what the device answers when an item's access control asks the user
+    ///     (`Device.authenticationProvider()`); nil: always allow.
     ///   - now: the clock for creation and modification dates.
-    public init(app: AppIdentity, store: any ItemStore, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        app: AppIdentity, store: any ItemStore, authentication: AuthenticationProvider? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.app = app
         self.store = store
+        self.authentication = authentication
         self.now = now
     }
 
@@ -35,10 +43,11 @@ public struct Keychain: Sendable {
         let group = try new.group.map { (group) throws(KeychainError) in try entitled(group) } ?? app.accessGroups[0].rawValue
         let date = now()
         let item = KeychainItem(
-            group: group, account: new.account, service: new.service, generic: new.generic, type: new.type,
+            group: group, account: new.account, service: new.internet == nil ? new.service : "", generic: new.generic, type: new.type,
             label: new.label, comment: new.comment, itemDescription: new.itemDescription, creator: new.creator ?? app.bundleID,
             creationDate: date, modificationDate: date, data: new.data, accessibility: new.accessibility,
-            synchronizable: new.synchronizable)
+            synchronizable: new.synchronizable, accountIsData: new.accountIsData,
+            serviceIsData: new.internet == nil && new.serviceIsData, internet: new.internet, accessControl: new.accessControl)
         do { try store.add(item) } catch { throw KeychainError(error) }
         return item
     }
@@ -46,10 +55,22 @@ public struct Keychain: Sendable {
     /// `SecItemCopyMatching`: the first match, or every match with `.all`, in creation order.
     /// Nothing found is errSecItemNotFound.
     public func copyMatching(_ query: KeychainQuery, limit: MatchLimit = .one) throws(KeychainError) -> [KeychainItem] {
-        let scoped = try resolve(query)
+        try copyMatching(query, limit: limit, returningData: true, authenticationUI: .allow)
+    }
+
+    /// `SecItemCopyMatching` with its authentication options: when the data is returned, an
+    /// item whose access control asks the user is asked for (``AuthenticationUI``): the
+    /// device's answer decides (errSecAuthFailed, errSecUserCanceled), or with `.fail` it is
+    /// errSecInteractionNotAllowed; with `.skip` such items are left out.
+    public func copyMatching(
+        _ query: KeychainQuery, limit: MatchLimit, returningData: Bool, authenticationUI: AuthenticationUI
+    ) throws(KeychainError) -> [KeychainItem] {
+        var scoped = try resolve(query)
+        if authenticationUI == .skip { scoped.filters.asksUser = false }
         let found: [KeychainItem]
         do { found = try store.items(matching: scoped, limit: limit.count) } catch { throw KeychainError(error) }
         guard !found.isEmpty else { throw .itemNotFound(query: query.description) }
+        if returningData { try authorize(found, ui: authenticationUI) }
         return found
     }
 
@@ -69,8 +90,24 @@ public struct Keychain: Sendable {
     /// `SecItemUpdate`: changes every match; returns how many changed.
     @discardableResult
     public func update(_ query: KeychainQuery, with change: ItemChange) throws(KeychainError) -> Int {
+        try update(query, with: change, authenticationUI: .allow)
+    }
+
+    /// `SecItemUpdate` with its authentication options: updating an item whose access control
+    /// asks the user asks for it, as iOS does (see ``copyMatching(_:limit:returningData:authenticationUI:)``).
+    @discardableResult
+    public func update(_ query: KeychainQuery, with change: ItemChange, authenticationUI: AuthenticationUI) throws(KeychainError) -> Int {
         guard !change.isEmpty else { throw .invalidParameter("an update must set at least one attribute or the data") }
-        let scoped = try resolve(query)
+        var scoped = try resolve(query)
+        if authenticationUI == .skip {
+            scoped.filters.asksUser = false
+        } else if mustCheckAuthentication(authenticationUI) {
+            var protected = scoped
+            protected.filters.asksUser = true
+            let found: [KeychainItem]
+            do { found = try store.items(matching: protected, limit: 1) } catch { throw KeychainError(error) }
+            try authorize(found, ui: authenticationUI)
+        }
         let changed: Int
         do { changed = try store.update(matching: scoped, with: change, at: now()) } catch { throw KeychainError(error) }
         guard changed > 0 else { throw .itemNotFound(query: query.description) }

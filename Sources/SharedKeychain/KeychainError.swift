@@ -10,6 +10,10 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidParameter(String)
     /// The storage failed; the case carries the backend's own error.
     case storage(StorageError)
+    /// An item whose access control asks the user (presence, biometry, passcode) was not
+    /// allowed: errSecAuthFailed (denied), errSecUserCanceled (canceled) or
+    /// errSecInteractionNotAllowed (no UI may be shown).
+    case authentication(KeychainStatus, String)
 
     /// The Keychain Services status this error reports.
     public var status: KeychainStatus {
@@ -18,6 +22,7 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
         case .duplicateItem: .duplicateItem
         case .itemNotFound: .itemNotFound
         case .invalidParameter: .param
+        case .authentication(let status, _): status
         case .storage(let error):
             switch error {
             case .duplicateItem: .duplicateItem
@@ -41,7 +46,7 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
             "an item with \(key) already exists; update it instead"
         case .itemNotFound(let query):
             "no item matches \(query)"
-        case .invalidParameter(let message):
+        case .invalidParameter(let message), .authentication(_, let message):
             message
         case .storage(let error):
             error.description
@@ -75,6 +80,8 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable, Codable, CustomString
     case itemNotFound = -25300
     /// errSecAuthFailed: authentication was refused (the broker refusing a spoofed caller).
     case authFailed = -25293
+    /// errSecUserCanceled: the user canceled the authentication an item's access control asked for.
+    case userCanceled = -128
     /// errSecInteractionNotAllowed: the keychain is locked and no UI may be shown.
     case interactionNotAllowed = -25308
     /// errSecDecode: a stored item could not be decoded.
@@ -96,6 +103,7 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable, Codable, CustomString
         case .duplicateItem: "errSecDuplicateItem"
         case .itemNotFound: "errSecItemNotFound"
         case .authFailed: "errSecAuthFailed"
+        case .userCanceled: "errSecUserCanceled"
         case .interactionNotAllowed: "errSecInteractionNotAllowed"
         case .decode: "errSecDecode"
         case .missingEntitlement: "errSecMissingEntitlement"

@@ -3,9 +3,16 @@ import KeychainStorage
 
 /// What `copyMatching`, `update` and `delete` look for. Every attribute left nil matches any
 /// value; a nil group means every group the app is entitled to, as in Keychain Services.
+///
+/// Account and service are in their storage form (`AttributeBytes`): any string without NUL
+/// that does not start with U+0001 `base64:` is itself; for `Data`, or any other string, use
+/// ``init(group:account:service:filters:)`` with `AttributeValue`s. A `Data` value that is
+/// valid UTF-8 matches the equal string, as Keychain Services keeps both as bytes.
 public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
     public var group: String?
+    /// `kSecAttrAccount`, in its storage form.
     public var account: String?
+    /// `kSecAttrService`, in its storage form.
     public var service: String?
     public var generic: Data?
     public var type: Int?
@@ -24,13 +31,31 @@ public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
         self.filters = filters
     }
 
+    /// A query for an account and service given as `String` or `Data` (either may be nil).
+    public init(group: String? = nil, account: AttributeValue?, service: AttributeValue? = nil, filters: ItemQuery.Filters = ItemQuery.Filters()) {
+        self.init(group: group, account: account?.key, service: service?.key, filters: filters)
+    }
+
+    /// A query for internet passwords (`kSecClassInternetPassword`) with the attributes named.
+    public static func internet(
+        group: String? = nil, account: AttributeValue? = nil, _ fields: InternetFields = InternetFields(),
+        filters: ItemQuery.Filters = ItemQuery.Filters()
+    ) -> KeychainQuery {
+        var filters = filters
+        filters.itemClass = .internetPassword
+        filters.internet = fields
+        return KeychainQuery(group: group, account: account?.key, filters: filters)
+    }
+
     /// A query for everything in the app's groups (or in `group`).
     public static func all(in group: String? = nil) -> KeychainQuery { KeychainQuery(group: group) }
 
     public var description: String {
         var parts: [String] = []
-        if let account { parts.append("account '\(account)'") }
-        if let service { parts.append("service '\(service)'") }
+        if filters.itemClass == .internetPassword { parts.append("internet passwords") }
+        if filters.itemClass == .genericPassword { parts.append("generic passwords") }
+        if let account { parts.append("account '\(AttributeBytes.shown(account))'") }
+        if let service { parts.append("service '\(AttributeBytes.shown(service))'") }
         if let type { parts.append("type \(type)") }
         if generic != nil { parts.append("the given generic value") }
         if let label = filters.label { parts.append("label '\(label)'") }
@@ -39,6 +64,13 @@ public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
         if let creator = filters.creator { parts.append("creator '\(creator)'") }
         if let accessibility = filters.accessibility { parts.append("class \(accessibility.rawValue)") }
         if let synchronizable = filters.synchronizable { parts.append(synchronizable ? "synchronizable" : "not synchronizable") }
+        let internet = filters.internet
+        if let server = internet.server { parts.append("server '\(server)'") }
+        if let value = internet.protocol { parts.append("protocol '\(value)'") }
+        if let port = internet.port { parts.append("port \(port)") }
+        if let path = internet.path { parts.append("path '\(path)'") }
+        if let domain = internet.securityDomain { parts.append("security domain '\(domain)'") }
+        if let type = internet.authenticationType { parts.append("authentication type '\(type)'") }
         parts.append(group.map { "in group '\($0)'" } ?? "in any of the app's groups")
         return parts.joined(separator: ", ")
     }
@@ -62,10 +94,22 @@ public enum MatchLimit: Sendable, Hashable {
     }
 }
 
-/// The attributes of an item to add (`SecItemAdd`'s dictionary, for the generic-password class).
+/// The attributes of an item to add (`SecItemAdd`'s dictionary): a generic password, or an
+/// internet password when ``internet`` is set. Account and service are in their storage form
+/// (see ``KeychainQuery``); ``init(account:service:group:data:)`` takes `String` or `Data`.
 public struct NewItem: Sendable, Hashable {
+    /// `kSecAttrAccount`, in its storage form.
     public var account: String
+    /// `kSecAttrService`, in its storage form; empty for an internet password.
     public var service: String
+    /// Whether the account was given as `Data` (returned as `Data`).
+    public var accountIsData = false
+    /// Whether the service was given as `Data` (returned as `Data`).
+    public var serviceIsData = false
+    /// An internet password's attributes (`kSecClassInternetPassword`); nil: a generic password.
+    public var internet: InternetAttributes?
+    /// The access control's flags (`kSecAttrAccessControl`); nil: none.
+    public var accessControl: AccessControlFlags?
     /// The full access group; nil puts the item in the app's first group.
     public var group: String?
     public var generic: Data?
@@ -107,5 +151,21 @@ public struct NewItem: Sendable, Hashable {
         self.data = data
         self.accessibility = accessibility
         self.synchronizable = synchronizable
+    }
+}
+
+extension NewItem {
+    /// A generic password whose account and service are given as `String` or `Data`.
+    public init(account: AttributeValue, service: AttributeValue, group: String? = nil, data: Data) {
+        self.init(account: account.key, service: service.key, group: group, data: data)
+        accountIsData = account.isData
+        serviceIsData = service.isData
+    }
+
+    /// An internet password (`kSecClassInternetPassword`) for `account` with `attributes`.
+    public init(internetAccount account: AttributeValue, _ attributes: InternetAttributes, group: String? = nil, data: Data) {
+        self.init(account: account.key, service: "", group: group, data: data)
+        accountIsData = account.isData
+        internet = attributes
     }
 }

@@ -5,6 +5,7 @@ import Hazards
 import Mitigations
 import KeychainStorage
 import SecretServiceStorage
+import SharedKeychain
 import SuiteManifest
 
 struct DeviceCommand: ParsableCommand {
@@ -13,7 +14,7 @@ struct DeviceCommand: ParsableCommand {
         abstract: "The device the state directory stands for: its apps, the broker, and its lock. An installed app's identity (bundle ID, team, keychain groups, app groups) is fixed when it is installed, as when an iOS app is signed: commands act as it with --app alone, and refuse --team or --entitlements that declare anything else.",
         subcommands: [
             DeviceInstallCommand.self, DeviceAppsCommand.self, DeviceUninstallCommand.self,
-            DeviceLockCommand.self, DeviceUnlockCommand.self, DeviceRebootCommand.self, DeviceStatusCommand.self,
+            DeviceLockCommand.self, DeviceUnlockCommand.self, DeviceRebootCommand.self, DeviceStatusCommand.self, DeviceAuthenticationCommand.self,
             DeviceInstallBrokerCommand.self,
         ]
     )
@@ -81,10 +82,11 @@ struct DeviceUninstallCommand: ReportingCommand {
     }
 }
 
-/// Prints the lock state as `device status` shows it.
-private func printLockState(_ state: DeviceLockState, _ global: some CommandOptions, action: String? = nil) {
+/// Prints the lock state (and the authentication answer) as `device status` shows it.
+private func printLockState(_ state: DeviceLockState, _ global: some CommandOptions, action: String? = nil) throws {
+    let authentication = try Device(stateDirectory: global.stateDirectoryURL).authenticationDecision()
     if global.json {
-        Output.printJSON(DeviceStatusJSON(state))
+        Output.printJSON(DeviceStatusJSON(state, authentication: authentication))
         return
     }
     if let action { Output.standardOutput.write(action + "\n") }
@@ -97,15 +99,29 @@ private func printLockState(_ state: DeviceLockState, _ global: some CommandOpti
     }
     Output.standardOutput.write(
         "device: \(state.locked ? "locked" : "unlocked"), \(state.unlockedSinceBoot ? "unlocked since boot" : "not unlocked since boot")\n"
-            + "items out of reach: \(locked.isEmpty ? "none" : locked.joined(separator: "; "))\n")
+            + "items out of reach: \(locked.isEmpty ? "none" : locked.joined(separator: "; "))\n"
+            + "authentication: \(authentication.rawValue) (items whose access control asks the user: \(authentication.outcome))\n")
+}
+
+extension AuthenticationDecision: ExpressibleByArgument {
+    /// What using an item whose access control asks the user gives, for people.
+    var outcome: String {
+        switch self {
+        case .allow: "used as after a successful prompt"
+        case .deny: "errSecAuthFailed (-25293)"
+        case .cancel: "errSecUserCanceled (-128)"
+        }
+    }
 }
 
 private struct DeviceStatusJSON: Encodable {
     let locked: Bool
     let unlockedSinceBoot: Bool
     let inaccessibleClasses: [String]
+    let authentication: AuthenticationDecision
 
-    init(_ state: DeviceLockState) {
+    init(_ state: DeviceLockState, authentication: AuthenticationDecision) {
+        self.authentication = authentication
         locked = state.locked
         unlockedSinceBoot = state.unlockedSinceBoot
         inaccessibleClasses = Accessibility.allCases.filter { !state.allows($0.protection) }.map(\.rawValue)
@@ -136,7 +152,7 @@ struct DeviceLockCommand: ReportingCommand {
         state.locked = true
         try device.setLockState(state)
         try lockShards(state.lockedClasses, global)
-        printLockState(state, global, action: "locked the device")
+        try printLockState(state, global, action: "locked the device")
     }
 }
 
@@ -150,7 +166,7 @@ struct DeviceUnlockCommand: ReportingCommand {
     func execute() throws {
         let device = Device(stateDirectory: global.stateDirectoryURL)
         try device.setLockState(DeviceLockState(locked: false, unlockedSinceBoot: true))
-        printLockState(try device.lockState(), global, action: "unlocked the device")
+        try printLockState(try device.lockState(), global, action: "unlocked the device")
     }
 }
 
@@ -166,7 +182,7 @@ struct DeviceRebootCommand: ReportingCommand {
         let state = DeviceLockState(locked: true, unlockedSinceBoot: false)
         try device.setLockState(state)
         try lockShards(state.lockedClasses, global)
-        printLockState(state, global, action: "rebooted the device")
+        try printLockState(state, global, action: "rebooted the device")
     }
 }
 
@@ -177,7 +193,25 @@ struct DeviceStatusCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        printLockState(try Device(stateDirectory: global.stateDirectoryURL).lockState(), global)
+        try printLockState(try Device(stateDirectory: global.stateDirectoryURL).lockState(), global)
+    }
+}
+
+struct DeviceAuthenticationCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authentication",
+        abstract: "Set what the device answers when an item's access control asks the user (presence, biometry, passcode): allow (default), deny or cancel.",
+        discussion: "Reading such an item's data, or updating it, then succeeds (allow), fails with errSecAuthFailed -25293 (deny) or errSecUserCanceled -128 (cancel), as if the user authenticated, failed, or canceled the prompt. Deleting never asks. Kept in <state>/device/authentication.json for every process.")
+
+    @Argument(help: ArgumentHelp("allow, deny or cancel.", valueName: "answer"))
+    var decision: AuthenticationDecision
+
+    @OptionGroup(title: "Output") var global: BasicOptions
+
+    func execute() throws {
+        let device = Device(stateDirectory: global.stateDirectoryURL)
+        try device.setAuthenticationDecision(decision)
+        try printLockState(try device.lockState(), global, action: "the device answers authentication prompts with '\(decision.rawValue)'")
     }
 }
 

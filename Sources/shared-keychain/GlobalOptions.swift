@@ -112,9 +112,13 @@ extension WrittenDuration: ExpressibleByArgument {
 /// Opens the storage `--keyring` names, starting the private keyring when needed.
 struct KeychainSession {
     let store: any ItemStore
+    /// The device's answer when an item's access control asks the user (`device authentication`).
+    let authentication: AuthenticationProvider
 
     init(_ global: GlobalOptions) throws {
-        store = try Device(stateDirectory: global.stateDirectoryURL).openStore(global.keyring, timeout: global.timeout, logger: global.logger)
+        let device = Device(stateDirectory: global.stateDirectoryURL)
+        store = try device.openStore(global.keyring, timeout: global.timeout, logger: global.logger)
+        authentication = device.authenticationProvider()
     }
 
     static func privateKeyring(_ global: some CommandOptions) -> PrivateKeyring {
@@ -122,6 +126,6 @@ struct KeychainSession {
     }
 
     func keychain(for app: AppIdentity) -> Keychain {
-        Keychain(app: app, store: store)
+        Keychain(app: app, store: store, authentication: authentication)
     }
 }

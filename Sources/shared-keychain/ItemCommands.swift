@@ -6,11 +6,14 @@ import SharedKeychain
 struct ItemCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "item",
-        abstract: "Add, read, update, delete and list generic-password items as one app.",
+        abstract: "Add, read, update, delete and list password items (generic and internet) as one app.",
         discussion: """
             Without --group, add uses the app's first access group, and get, update, delete and
             list act on every group the app is entitled to, as Keychain Services does: an
-            ungrouped delete removes matches in all of them.
+            ungrouped delete removes matches in all of them. Accounts and services given as bytes
+            (Data in Apple's API) take --account-hex and --service-hex; internet passwords take
+            --class internet with --server, --protocol, --port, --path, --security-domain and
+            --authentication-type.
             """,
         subcommands: [ItemAddCommand.self, ItemGetCommand.self, ItemUpdateCommand.self, ItemDeleteCommand.self, ItemListCommand.self]
     )
@@ -19,16 +22,32 @@ struct ItemCommand: ParsableCommand {
 struct ItemAddCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add an item (SecItemAdd). Fails with errSecDuplicateItem if account + service + group exists."
+        abstract: "Add an item (SecItemAdd). Fails with errSecDuplicateItem if its primary key exists: account + service (or the internet attributes) + group + synchronizable."
     )
 
     @OptionGroup(title: "The app") var app: AppOptions
 
-    @Option(help: "The account (kSecAttrAccount).")
-    var account: String
+    @Option(name: .customLong("class"), help: ArgumentHelp("generic (default) or internet (kSecClassInternetPassword).", valueName: "class"))
+    var itemClass: ItemClass = .genericPassword
 
-    @Option(help: "The service (kSecAttrService).")
-    var service: String
+    @Option(help: "The account (kSecAttrAccount).")
+    var account: String?
+
+    @Option(name: .customLong("account-hex"), help: ArgumentHelp("The account as bytes (Data), in hex: DEADBEEF. Returned as Data.", valueName: "hex"))
+    var accountHex: String?
+
+    @Option(help: "The service (kSecAttrService) of a generic password.")
+    var service: String?
+
+    @Option(name: .customLong("service-hex"), help: ArgumentHelp("The service as bytes (Data), in hex.", valueName: "hex"))
+    var serviceHex: String?
+
+    @OptionGroup(title: "Internet passwords") var internet: InternetOptions
+
+    @Option(name: .customLong("access-control"), help: ArgumentHelp(
+        "An access control (kSecAttrAccessControl) with these flags, comma-separated: userPresence, biometryAny, biometryCurrentSet, devicePasscode, watch, or, and. Using the item's data then asks the device (`device authentication`).",
+        valueName: "flags"))
+    var accessControl: AccessControlArgument?
 
     @Option(help: ArgumentHelp("The access group. Default: the app's first group.", valueName: "group"))
     var group: String?
@@ -62,18 +81,39 @@ struct ItemAddCommand: ReportingCommand {
 
     func checkInputs() throws {
         if let type { try InputValidation.check(type, "--type", in: 0...Int(UInt32.max)) }
+        try internet.checkInputs()
+        guard try AttributeArgument(name: "account", text: account, hex: accountHex).value() != nil else {
+            throw UsageFailure(message: "give the account: --account TEXT or --account-hex HEX")
+        }
+        let service = try AttributeArgument(name: "service", text: service, hex: serviceHex).value()
+        switch itemClass {
+        case .genericPassword:
+            guard service != nil else { throw UsageFailure(message: "give the service: --service TEXT or --service-hex HEX") }
+            guard internet.fields.isEmpty else {
+                throw UsageFailure(message: "--server, --protocol, --port, --path, --security-domain and --authentication-type are for --class internet")
+            }
+        case .internetPassword:
+            guard service == nil else { throw UsageFailure(message: "internet passwords have no service: give --server and the other internet attributes") }
+        }
     }
 
     func execute() throws {
         let keychain = try KeychainSession(global).keychain(for: app.identity(global))
-        let item = try keychain.add(NewItem(
-            account: account, service: service, group: group, generic: generic.map { Data($0.utf8) },
-            type: type, label: label, comment: comment, itemDescription: description, data: input.required(),
-            accessibility: accessible, synchronizable: synchronizable))
+        let accountValue = try AttributeArgument(name: "account", text: account, hex: accountHex).value() ?? .string("")
+        let serviceValue = try AttributeArgument(name: "service", text: service, hex: serviceHex).value() ?? .string("")
+        var new = NewItem(
+            account: accountValue.key, service: serviceValue.key, group: group, generic: generic.map { Data($0.utf8) },
+            type: type, label: label, comment: comment, itemDescription: description, data: try input.required(),
+            accessibility: accessible, synchronizable: synchronizable)
+        new.accountIsData = accountValue.isData
+        new.serviceIsData = serviceValue.isData
+        if itemClass == .internetPassword { new.internet = internet.fields.attributes }
+        new.accessControl = accessControl?.flags
+        let item = try keychain.add(new)
         if global.json {
             Output.printJSON(ItemJSON(item, includeData: false))
         } else {
-            Output.standardOutput.write("added account '\(item.account)', service '\(item.service)' to group \(item.group)\n")
+            Output.standardOutput.write("added \(ItemJSON.name(of: item)) to group \(item.group)\n")
         }
     }
 }
@@ -99,6 +139,11 @@ struct ItemGetCommand: ReportingCommand {
     @Flag(help: "Print every attribute as JSON, without the data (kSecReturnAttributes alone).")
     var attributes = false
 
+    @Option(name: .customLong("authentication-ui"), help: ArgumentHelp(
+        "For items whose access control asks the user (kSecUseAuthenticationUI): allow (default: the device's answer decides), fail (errSecInteractionNotAllowed instead of asking) or skip (leave them out).",
+        valueName: "mode"))
+    var authenticationUI: AuthenticationUI = .allow
+
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func validate() throws {
@@ -113,7 +158,7 @@ struct ItemGetCommand: ReportingCommand {
     func execute() throws {
         let keychain = try KeychainSession(global).keychain(for: app.identity(global))
         let matchLimit: MatchLimit = all ? .all : limit.map { .count($0) } ?? .one
-        let items = try keychain.copyMatching(selection.query, limit: matchLimit)
+        let items = try keychain.copyMatching(selection.query, limit: matchLimit, returningData: !attributes, authenticationUI: authenticationUI)
         // One object for the first match; an array when more may come back.
         let many = matchLimit != .one
         if global.json || attributes {
@@ -151,6 +196,10 @@ struct ItemUpdateCommand: ReportingCommand {
         "Update only if the item is still at this version (compare-and-swap).", valueName: "version"))
     var ifVersion: UInt64?
 
+    @Option(name: .customLong("authentication-ui"), help: ArgumentHelp(
+        "For items whose access control asks the user: allow (default), fail or skip, as for item get.", valueName: "mode"))
+    var authenticationUI: AuthenticationUI = .allow
+
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func checkInputs() throws {
@@ -159,13 +208,13 @@ struct ItemUpdateCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let change = changes.change(data: try input.read(), ifVersion: ifVersion)
+        let change = try changes.change(data: try input.read(), ifVersion: ifVersion)
         guard !change.isEmpty else {
             throw UsageFailure(message: "nothing to update: give new data (--data TEXT, --data-file FILE or --stdin) or an attribute to set (--new-label, --new-comment, ...)")
         }
         if let ifVersion { try InputValidation.check(ifVersion, "--if-version", in: 1...UInt64.max) }
         let keychain = try KeychainSession(global).keychain(for: app.identity(global))
-        let count = try keychain.update(selection.query, with: change)
+        let count = try keychain.update(selection.query, with: change, authenticationUI: authenticationUI)
         if global.json {
             Output.printJSON(["updated": count])
         } else {
@@ -245,63 +294,5 @@ struct ItemListCommand: ReportingCommand {
         }
         Output.standardOutput.write(ItemJSON.table(items))
         Output.standardOutput.write("\(items.count.counted("item"))\n")
-    }
-}
-
-/// How an item appears in `--json` output. `data` is present only when asked for: listings
-/// never carry secrets.
-struct ItemJSON: Encodable {
-    let group: String
-    let account: String
-    let service: String
-    /// The generic attribute as text when it is UTF-8; `genericBase64` always.
-    let generic: String?
-    let genericBase64: String?
-    let type: Int?
-    let label: String?
-    let comment: String?
-    let description: String?
-    let creator: String?
-    /// `kSecAttrSynchronizable`.
-    let synchronizable: Bool
-    let created: Date
-    let modified: Date
-    /// The item's write count, for `item update --if-version`.
-    let version: UInt64
-    /// `kSecAttrAccessible` by Apple's name (`whenUnlocked`, `afterFirstUnlock`, ...).
-    let accessible: String
-    /// The data as text when it is UTF-8; `dataBase64` always (when data is included).
-    let data: String?
-    let dataBase64: String?
-
-    init(_ item: KeychainItem, includeData: Bool) {
-        group = item.group
-        account = item.account
-        service = item.service
-        generic = item.generic.flatMap { String(data: $0, encoding: .utf8) }
-        genericBase64 = item.generic?.base64EncodedString()
-        type = item.type
-        label = item.label
-        comment = item.comment
-        description = item.itemDescription
-        creator = item.creator
-        synchronizable = item.synchronizable
-        created = item.creationDate
-        modified = item.modificationDate
-        version = item.version
-        accessible = item.accessibility.rawValue
-        data = includeData ? String(data: item.data, encoding: .utf8) : nil
-        dataBase64 = includeData ? item.data.base64EncodedString() : nil
-    }
-}
-
-extension ItemJSON {
-    /// Items as `item list` prints them: attributes only.
-    static func table(_ items: [KeychainItem]) -> String {
-        let rows = items.map { item in
-            [item.group, item.account, item.service, item.type.map(String.init) ?? "-", item.accessibility.rawValue,
-             item.creator ?? "-", item.modificationDate.formatted(.iso8601)]
-        }
-        return Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "ACCESSIBLE", "CREATOR", "MODIFIED"], rows: rows).rendered
     }
 }

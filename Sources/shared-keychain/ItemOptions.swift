@@ -7,8 +7,19 @@ struct ItemSelectionOptions: ParsableArguments {
     @Option(help: "Match this account (kSecAttrAccount).")
     var account: String?
 
+    @Option(name: .customLong("account-hex"), help: ArgumentHelp("Match this account given as bytes (Data), in hex: DEADBEEF.", valueName: "hex"))
+    var accountHex: String?
+
     @Option(help: "Match this service (kSecAttrService).")
     var service: String?
+
+    @Option(name: .customLong("service-hex"), help: ArgumentHelp("Match this service given as bytes (Data), in hex.", valueName: "hex"))
+    var serviceHex: String?
+
+    @Option(name: .customLong("class"), help: ArgumentHelp("Only generic passwords (generic) or internet passwords (internet). Default: both.", valueName: "class"))
+    var itemClass: ItemClass?
+
+    @OptionGroup(title: "Internet passwords") var internet: InternetOptions
 
     @Option(help: ArgumentHelp("Only this access group, in full (TEAMID.com.x) or as $(AppIdentifierPrefix)com.x. Default: all the app's groups.", valueName: "group"))
     var group: String?
@@ -40,14 +51,20 @@ struct ItemSelectionOptions: ParsableArguments {
     /// Range checks, reported with their status by the command's `checkInputs`.
     func checkInputs() throws {
         if let type { try InputValidation.check(type, "--type", in: 0...Int(UInt32.max)) }
+        _ = try AttributeArgument(name: "account", text: account, hex: accountHex).value()
+        _ = try AttributeArgument(name: "service", text: service, hex: serviceHex).value()
+        try internet.checkInputs()
     }
 
+    /// The query (after ``checkInputs()``, which refuses bad hex).
     var query: KeychainQuery {
-        KeychainQuery(
-            group: group, account: account, service: service, generic: generic.map { Data($0.utf8) }, type: type,
+        let accountValue = (try? AttributeArgument(name: "account", text: account, hex: accountHex).value()) ?? nil
+        let serviceValue = (try? AttributeArgument(name: "service", text: service, hex: serviceHex).value()) ?? nil
+        return KeychainQuery(
+            group: group, account: accountValue?.key, service: serviceValue?.key, generic: generic.map { Data($0.utf8) }, type: type,
             filters: ItemQuery.Filters(
                 label: label, comment: comment, itemDescription: description, creator: creator, accessibility: accessible,
-                synchronizable: synchronizable))
+                synchronizable: synchronizable, itemClass: itemClass, internet: internet.fields))
     }
 }
 
@@ -57,8 +74,16 @@ struct ItemChangeOptions: ParsableArguments {
     @Option(name: .customLong("new-account"), help: ArgumentHelp("Set the account (a new primary key).", valueName: "account"))
     var account: String?
 
+    @Option(name: .customLong("new-account-hex"), help: ArgumentHelp("Set the account to bytes (Data), in hex.", valueName: "hex"))
+    var accountHex: String?
+
     @Option(name: .customLong("new-service"), help: ArgumentHelp("Set the service (a new primary key).", valueName: "service"))
     var service: String?
+
+    @Option(name: .customLong("new-service-hex"), help: ArgumentHelp("Set the service to bytes (Data), in hex.", valueName: "hex"))
+    var serviceHex: String?
+
+    @OptionGroup(title: "Internet passwords") var internet: InternetChangeOptions
 
     @Option(name: .customLong("new-generic"), help: ArgumentHelp("Set the generic attribute, as text.", valueName: "text"))
     var generic: String?
@@ -83,13 +108,18 @@ struct ItemChangeOptions: ParsableArguments {
 
     func checkInputs() throws {
         if let type { try InputValidation.check(type, "--new-type", in: 0...Int(UInt32.max)) }
+        try internet.checkInputs()
     }
 
     /// The change, with `data` as the new data when given.
-    func change(data: Data?, ifVersion: UInt64?) -> ItemChange {
-        ItemChange(
-            account: account, service: service, generic: generic.map { Data($0.utf8) }, type: type, label: label, comment: comment,
-            itemDescription: description, accessibility: accessible, synchronizable: synchronizable, data: data, ifVersion: ifVersion)
+    func change(data: Data?, ifVersion: UInt64?) throws -> ItemChange {
+        let newAccount = try AttributeArgument(name: "new-account", text: account, hex: accountHex).value()
+        let newService = try AttributeArgument(name: "new-service", text: service, hex: serviceHex).value()
+        return ItemChange(
+            account: newAccount?.key, service: newService?.key, generic: generic.map { Data($0.utf8) }, type: type, label: label,
+            comment: comment, itemDescription: description, accessibility: accessible, synchronizable: synchronizable, data: data,
+            ifVersion: ifVersion, accountIsData: newAccount?.isData ?? false, serviceIsData: newService?.isData ?? false,
+            internet: internet.fields)
     }
 }
 

@@ -22,6 +22,7 @@ extension KeychainStatus {
         case .decode: 17
         case .versionConflict: 18
         case .authFailed: 19
+        case .userCanceled: 22
         }
     }
 }

@@ -18,7 +18,10 @@ struct SecItemSemanticsTests {
         let refused: [(String, [String: Any], OSStatus)] = [
             ("no class", [kSecAttrAccount as String: "a", kSecValueData as String: data], errSecParam),
             ("unknown class", with([kSecClass as String: "nope", kSecValueData as String: data]), errSecParam),
-            ("internet password", with([kSecClass as String: kSecClassInternetPassword, kSecValueData as String: data]), errSecUnimplemented),
+            ("an internet password with a service", with([kSecClass as String: kSecClassInternetPassword, kSecValueData as String: data]), errSecParam),
+            ("a generic password with a server", with([kSecAttrServer as String: "example.com", kSecValueData as String: data]), errSecParam),
+            ("a port out of range", [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com", kSecAttrPort as String: 70000], errSecParam),
+            ("an unknown authentication UI", with([kSecUseAuthenticationUI as String: "ask", kSecValueData as String: data]), errSecParam),
             ("a key", with([kSecClass as String: kSecClassKey]), errSecUnimplemented),
             ("a certificate", [kSecClass as String: kSecClassCertificate, kSecValueData as String: data], errSecUnimplemented),
             ("an access control that is not one", with([kSecAttrAccessControl as String: "ak", kSecValueData as String: data]), errSecParam),

@@ -5,15 +5,16 @@ import SharedKeychain
 import Synchronization
 import Testing
 
-/// Random sequences of add, get, update (plain and compare-and-swap), delete, list and wipe by
-/// random apps over random groups, run against each backend and against the in-memory store as
+/// Random sequences of add, get, update (plain, compare-and-swap, and of the synchronizable flag,
+/// which is part of the primary key), delete, list and wipe by random apps over random groups,
+/// local and synchronizable items, accounts given as text or as Data (non-UTF-8 bytes included), run against each backend and against the in-memory store as
 /// the model: every call must give the same status and result, the final contents must be the
 /// same, and no app may ever reach a group it is not entitled to.
 @Suite("Properties: operation sequences against the in-memory model", .serialized)
 struct OperationSequenceProperties {
     /// One generated call, decoded from a random number so sequences shrink and print simply.
     struct Operation: CustomStringConvertible, Sendable {
-        enum Kind: Int, CaseIterable { case add, get, update, swap, delete, list, wipe }
+        enum Kind: Int, CaseIterable { case add, get, update, swap, delete, list, wipe, flip }
         let app: Int
         let kind: Kind
         /// nil: no group (all the app's groups); else an index into ``Fixture/groups``.
@@ -22,6 +23,10 @@ struct OperationSequenceProperties {
         let service: Int?
         let byte: UInt8
         let version: UInt64
+        /// The synchronizable flag: of a new item, or to match (nil: `kSecAttrSynchronizableAny`).
+        let synchronizable: Bool?
+        /// Whether the account is given as Data (account 3 always is: bytes that are no UTF-8).
+        let accountIsData: Bool
 
         init(_ bits: UInt64) {
             app = Int(bits % 3)
@@ -34,10 +39,21 @@ struct OperationSequenceProperties {
             self.service = service == 2 ? nil : service
             byte = UInt8(truncatingIfNeeded: bits >> 16)
             version = 1 + (bits >> 24) % 3
+            let flag = (bits >> 27) % 3
+            synchronizable = flag == 2 ? nil : flag == 1
+            accountIsData = account == 3 || (bits >> 29) % 2 == 1
+        }
+
+        /// The account as given: `acct0`..`acct2` as text or as its UTF-8 bytes, account 3 as
+        /// bytes that are no UTF-8.
+        var accountValue: AttributeValue? {
+            guard let account else { return nil }
+            if account == 3 { return .data(Data([0xFF, 0x00, 0xFE])) }
+            return accountIsData ? .data(Data("acct\(account)".utf8)) : .string("acct\(account)")
         }
 
         var description: String {
-            "app\(app) \(kind) group:\(group.map(String.init) ?? "-") account:\(account.map(String.init) ?? "-") service:\(service.map(String.init) ?? "-") v\(version)"
+            "app\(app) \(kind) group:\(group.map(String.init) ?? "-") account:\(account.map(String.init) ?? "-")\(accountIsData ? "(data)" : "") service:\(service.map(String.init) ?? "-") sync:\(synchronizable.map(String.init) ?? "any") v\(version)"
         }
     }
 
@@ -66,14 +82,16 @@ struct OperationSequenceProperties {
         func perform(_ operation: Operation) -> String {
             let keychain = keychains[operation.app]
             let group = operation.group.map { groups[$0] }
-            let query = KeychainQuery(group: group, account: operation.account.map { "acct\($0)" },
-                                      service: operation.service.map { "svc\($0)" })
+            let query = KeychainQuery(group: group, account: operation.accountValue?.key, service: operation.service.map { "svc\($0)" },
+                                      filters: ItemQuery.Filters(synchronizable: operation.synchronizable))
             let data = Data([operation.byte])
             do throws(KeychainError) {
                 switch operation.kind {
                 case .add:
-                    let item = try keychain.add(NewItem(account: "acct\(operation.account ?? 0)", service: "svc\(operation.service ?? 0)",
-                                                        group: group, data: data))
+                    var new = NewItem(account: operation.accountValue ?? .string("acct0"), service: .string("svc\(operation.service ?? 0)"),
+                                      group: group, data: data)
+                    new.synchronizable = operation.synchronizable ?? false
+                    let item = try keychain.add(new)
                     return "ok \(item.group)"
                 case .get:
                     let item = try keychain.first(query)
@@ -88,6 +106,9 @@ struct OperationSequenceProperties {
                     return "ok " + (try keychain.copyAll(query)).map(Self.describe).joined(separator: ",")
                 case .wipe:
                     return "ok \(try keychain.delete(KeychainQuery(group: group)))"
+                case .flip:
+                    // A new primary key: refused when the twin exists.
+                    return "ok \(try keychain.update(query, with: ItemChange(synchronizable: !(operation.synchronizable ?? false))))"
                 }
             } catch {
                 return "status \(error.status.rawValue)"
@@ -100,7 +121,7 @@ struct OperationSequenceProperties {
         }
 
         static func describe(_ item: KeychainItem) -> String {
-            "\(item.group)/\(item.account)/\(item.service)=\(item.data.first.map(String.init) ?? "")@v\(item.version)"
+            "\(item.group)/\(item.accountValue)/\(item.service)\(item.synchronizable ? "/sync" : "")=\(item.data.first.map(String.init) ?? "")@v\(item.version)"
         }
 
         /// Whether `app` may reach group index `group`.

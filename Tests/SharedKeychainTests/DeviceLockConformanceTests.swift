@@ -97,4 +97,25 @@ struct DeviceLockConformanceTests {
         for (account, _) in classes { #expect(try rig.read(account) == Data(account.utf8)) }
         #expect(try rig.keychain.copyAll(.all(in: rig.group)).count == classes.count)
     }
+
+    @Test("internet passwords and synchronizable twins obey the lock by their class", arguments: backends)
+    func internetPasswordsAndTwinsObeyTheLock(_ backend: Backend) throws {
+        let rig = try Rig(backend)
+        var web = NewItem(internetAccount: .string("web"), InternetAttributes(server: "example.com"), data: Data("web".utf8))
+        web.accessibility = .whenUnlocked
+        try rig.keychain.add(web)
+        var synced = NewItem(account: "first", service: "s", data: Data("synced".utf8), accessibility: .afterFirstUnlock, synchronizable: true)
+        try rig.keychain.add(synced)
+        synced.synchronizable = false
+        synced.accessibility = .whenUnlocked
+        try rig.keychain.add(synced)
+        try rig.set(locked: true, unlockedSinceBoot: true)
+        #expect(Self.isLocked { _ = try rig.keychain.first(.internet(account: .string("web"))) })
+        let usable = KeychainQuery(account: "first", service: "s", filters: ItemQuery.Filters(synchronizable: true))
+        #expect(try rig.keychain.first(usable).data == Data("synced".utf8))
+        // Its local twin is protected: a query for both is refused, never answered with one.
+        #expect(Self.isLocked { _ = try rig.keychain.copyAll(KeychainQuery(account: "first", service: "s")) })
+        try rig.set(locked: false, unlockedSinceBoot: true)
+        #expect(try rig.keychain.copyAll(.all(in: rig.group)).count == 3)
+    }
 }

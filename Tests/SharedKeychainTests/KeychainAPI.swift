@@ -15,6 +15,9 @@ protocol KeychainAPI: Sendable {
     func first(_ query: KeychainQuery) throws(KeychainError) -> KeychainItem
     @discardableResult func update(_ query: KeychainQuery, with change: ItemChange) throws(KeychainError) -> Int
     @discardableResult func delete(_ query: KeychainQuery) throws(KeychainError) -> Int
+    func copyMatching(_ query: KeychainQuery, limit: MatchLimit, returningData: Bool, authenticationUI: AuthenticationUI) throws(KeychainError)
+        -> [KeychainItem]
+    @discardableResult func update(_ query: KeychainQuery, with change: ItemChange, authenticationUI: AuthenticationUI) throws(KeychainError) -> Int
 }
 
 extension KeychainAPI {
@@ -34,10 +37,11 @@ enum API: String, CaseIterable, Sendable {
     case swift
     case secItem
 
-    func client(app: AppIdentity, store: any ItemStore) -> any KeychainAPI {
+    func client(app: AppIdentity, store: any ItemStore, authentication: AuthenticationProvider? = nil) -> any KeychainAPI {
+        let keychain = Keychain(app: app, store: store, authentication: authentication)
         switch self {
-        case .swift: Keychain(app: app, store: store)
-        case .secItem: SecItemKeychain(context: SecItemContext(app: app, store: store))
+        case .swift: return keychain
+        case .secItem: return SecItemKeychain(context: SecItemContext(keychain))
         }
     }
 }
@@ -65,11 +69,21 @@ struct SecItemKeychain: KeychainAPI {
 
     func add(_ new: NewItem) throws(KeychainError) -> KeychainItem {
         var attributes: [String: Any] = [
-            kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: new.account,
-            kSecAttrService as String: new.service, kSecValueData as String: new.data,
+            kSecClass as String: new.internet == nil ? kSecClassGenericPassword : kSecClassInternetPassword,
+            kSecAttrAccount as String: Self.value(new.account, isData: new.accountIsData), kSecValueData as String: new.data,
             kSecAttrAccessible as String: new.accessibility.secValue,
             kSecReturnAttributes as String: kCFBooleanTrue!, kSecReturnData as String: true,
         ]
+        if let internet = new.internet {
+            Self.put(InternetFields(internet), into: &attributes)
+        } else {
+            attributes[kSecAttrService as String] = Self.value(new.service, isData: new.serviceIsData)
+        }
+        if let flags = new.accessControl {
+            attributes[kSecAttrAccessible as String] = nil
+            attributes[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(
+                nil, new.accessibility.secValue, flags, nil)
+        }
         attributes[kSecAttrAccessGroup as String] = new.group
         attributes[kSecAttrGeneric as String] = new.generic
         attributes[kSecAttrType as String] = new.type
@@ -85,9 +99,15 @@ struct SecItemKeychain: KeychainAPI {
     }
 
     func copyMatching(_ query: KeychainQuery, limit: MatchLimit) throws(KeychainError) -> [KeychainItem] {
-        var dictionary = Self.dictionary(query)
+        try copyMatching(query, limit: limit, returningData: true, authenticationUI: .allow)
+    }
+
+    func copyMatching(_ query: KeychainQuery, limit: MatchLimit, returningData: Bool, authenticationUI: AuthenticationUI) throws(KeychainError)
+        -> [KeychainItem]
+    {
+        var dictionary = Self.dictionary(query, authenticationUI)
         dictionary[kSecReturnAttributes as String] = true
-        dictionary[kSecReturnData as String] = kCFBooleanTrue
+        dictionary[kSecReturnData as String] = returningData
         switch limit {
         case .one: dictionary[kSecMatchLimit as String] = kSecMatchLimitOne
         case .all: dictionary[kSecMatchLimit as String] = kSecMatchLimitAll
@@ -115,10 +135,15 @@ struct SecItemKeychain: KeychainAPI {
     }
 
     func update(_ query: KeychainQuery, with change: ItemChange) throws(KeychainError) -> Int {
+        try update(query, with: change, authenticationUI: .allow)
+    }
+
+    func update(_ query: KeychainQuery, with change: ItemChange, authenticationUI: AuthenticationUI) throws(KeychainError) -> Int {
         precondition(change.ifVersion == nil, "SecItemUpdate has no compare-and-swap")
         var attributes: [String: Any] = [:]
-        attributes[kSecAttrAccount as String] = change.account
-        attributes[kSecAttrService as String] = change.service
+        attributes[kSecAttrAccount as String] = change.account.map { Self.value($0, isData: change.accountIsData) }
+        attributes[kSecAttrService as String] = change.service.map { Self.value($0, isData: change.serviceIsData) }
+        Self.put(change.internet, into: &attributes)
         attributes[kSecAttrGeneric as String] = change.generic
         attributes[kSecAttrType as String] = change.type
         attributes[kSecAttrLabel as String] = change.label
@@ -127,14 +152,25 @@ struct SecItemKeychain: KeychainAPI {
         attributes[kSecAttrAccessible as String] = change.accessibility?.secValue
         attributes[kSecAttrSynchronizable as String] = change.synchronizable
         attributes[kSecValueData as String] = change.data
-        let count = try copyAll(query).count
-        let status = SecItemContext.with(context) { SecItemUpdate(Self.dictionary(query) as CFDictionary, attributes as CFDictionary) }
+        let count = try count(query, authenticationUI == .skip ? .skip : .allow)
+        let status = SecItemContext.with(context) {
+            SecItemUpdate(Self.dictionary(query, authenticationUI) as CFDictionary, attributes as CFDictionary)
+        }
         try check(status, query.group, query.description)
         return count
     }
 
+    /// How many items `query` matches, their attributes only (which never asks the user).
+    private func count(_ query: KeychainQuery, _ authenticationUI: AuthenticationUI = .allow) throws(KeychainError) -> Int {
+        do {
+            return try copyMatching(query, limit: .all, returningData: false, authenticationUI: authenticationUI).count
+        } catch where error.status == .itemNotFound {
+            return 0
+        }
+    }
+
     func delete(_ query: KeychainQuery) throws(KeychainError) -> Int {
-        let count = try copyAll(query).count
+        let count = try count(query)
         let status = SecItemContext.with(context) { SecItemDelete(Self.dictionary(query) as CFDictionary) }
         try check(status, query.group, query.description)
         return count
@@ -142,11 +178,36 @@ struct SecItemKeychain: KeychainAPI {
 
     // MARK: Translation
 
-    static func dictionary(_ query: KeychainQuery) -> [String: Any] {
-        var dictionary: [String: Any] = [kSecClass as String: kSecClassGenericPassword]
+    /// The internet attributes `fields` names, as SecItem keys.
+    static func put(_ fields: InternetFields, into dictionary: inout [String: Any]) {
+        dictionary[kSecAttrServer as String] = fields.server
+        dictionary[kSecAttrSecurityDomain as String] = fields.securityDomain
+        dictionary[kSecAttrProtocol as String] = fields.protocol
+        dictionary[kSecAttrAuthenticationType as String] = fields.authenticationType
+        dictionary[kSecAttrPort as String] = fields.port
+        dictionary[kSecAttrPath as String] = fields.path
+    }
+
+    /// An account or service in storage form as SecItem code gives it: Data when asked, or
+    /// when the bytes are no UTF-8 text; otherwise the text.
+    static func value(_ key: String, isData: Bool) -> Any {
+        let bytes = AttributeBytes.bytes(of: key)
+        guard !isData, let text = String(validating: bytes, as: UTF8.self) else { return bytes }
+        return text
+    }
+
+    static func dictionary(_ query: KeychainQuery, _ authenticationUI: AuthenticationUI = .allow) -> [String: Any] {
+        let internet = query.filters.itemClass == .internetPassword
+        var dictionary: [String: Any] = [kSecClass as String: internet ? kSecClassInternetPassword : kSecClassGenericPassword]
         dictionary[kSecAttrAccessGroup as String] = query.group
-        dictionary[kSecAttrAccount as String] = query.account
-        dictionary[kSecAttrService as String] = query.service
+        dictionary[kSecAttrAccount as String] = query.account.map { value($0, isData: false) }
+        dictionary[kSecAttrService as String] = query.service.map { value($0, isData: false) }
+        put(query.filters.internet, into: &dictionary)
+        switch authenticationUI {
+        case .allow: break
+        case .fail: dictionary[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
+        case .skip: dictionary[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUISkip
+        }
         dictionary[kSecAttrGeneric as String] = query.generic
         dictionary[kSecAttrType as String] = query.type
         dictionary[kSecAttrLabel as String] = query.filters.label
@@ -166,21 +227,45 @@ struct SecItemKeychain: KeychainAPI {
         case .itemNotFound: throw .itemNotFound(query: what)
         case .duplicateItem: throw .duplicateItem(PrimaryKey(group: group ?? "", account: "", service: ""))
         case .param: throw .invalidParameter(SecCopyErrorMessageString(status, nil) ?? "")
+        case .authFailed, .userCanceled, .interactionNotAllowed:
+            throw .authentication(KeychainStatus(rawValue: status) ?? .authFailed, SecCopyErrorMessageString(status, nil) ?? "")
         default: throw .storage(.backend(domain: "OSStatus", code: Int(status), message: SecCopyErrorMessageString(status, nil) ?? ""))
         }
     }
 
+    /// An account or service from a result, in storage form, and whether it came as Data.
+    static func attribute(_ value: Any?) -> (key: String, isData: Bool)? {
+        if let text = value as? String { return (AttributeValue.string(text).key, false) }
+        if let bytes = value as? Data { return (AttributeValue.data(bytes).key, true) }
+        return nil
+    }
+
     static func item(_ values: [String: Any]) throws(KeychainError) -> KeychainItem {
-        guard let group = values[kSecAttrAccessGroup as String] as? String, let account = values[kSecAttrAccount as String] as? String,
-            let service = values[kSecAttrService as String] as? String, let created = values[kSecAttrCreationDate as String] as? Date,
-            let modified = values[kSecAttrModificationDate as String] as? Date, let data = values[kSecValueData as String] as? Data,
+        let isInternet = values[kSecClass as String] as? String == kSecClassInternetPassword
+        var internet: InternetAttributes?
+        if isInternet {
+            internet = InternetAttributes(
+                securityDomain: values[kSecAttrSecurityDomain as String] as? String ?? "?", server: values[kSecAttrServer as String] as? String ?? "?",
+                protocol: values[kSecAttrProtocol as String] as? String ?? "?",
+                authenticationType: values[kSecAttrAuthenticationType as String] as? String ?? "?",
+                port: (values[kSecAttrPort as String] as? NSNumber)?.intValue ?? -1, path: values[kSecAttrPath as String] as? String ?? "?")
+        }
+        guard let group = values[kSecAttrAccessGroup as String] as? String, let account = attribute(values[kSecAttrAccount as String]),
+            let service = isInternet ? ("", false) : attribute(values[kSecAttrService as String]),
+            let created = values[kSecAttrCreationDate as String] as? Date,
+            let modified = values[kSecAttrModificationDate as String] as? Date,
             let accessible = (values[kSecAttrAccessible as String] as? String).flatMap(Accessibility.init(secValue:))
         else { throw .invalidParameter("a SecItem result lacks attributes: \(values.keys.sorted())") }
+        let control = values[kSecAttrAccessControl as String] as? SecAccessControl
+        // Asked for without kSecReturnData: none (the Swift API returns it anyway).
+        let data = values[kSecValueData as String] as? Data ?? Data()
         return KeychainItem(
-            group: group, account: account, service: service, generic: values[kSecAttrGeneric as String] as? Data,
+            group: group, account: account.key, service: service.key, generic: values[kSecAttrGeneric as String] as? Data,
             type: (values[kSecAttrType as String] as? NSNumber)?.intValue, label: values[kSecAttrLabel as String] as? String,
             comment: values[kSecAttrComment as String] as? String, itemDescription: values[kSecAttrDescription as String] as? String,
             creator: values[kSecAttrCreator as String] as? String, creationDate: created, modificationDate: modified, data: data,
-            accessibility: accessible, synchronizable: (values[kSecAttrSynchronizable as String] as? NSNumber)?.boolValue ?? false)
+            accessibility: accessible, synchronizable: (values[kSecAttrSynchronizable as String] as? NSNumber)?.boolValue ?? false,
+            accountIsData: account.isData, serviceIsData: service.isData, internet: internet,
+            accessControl: control?.flags)
     }
 }

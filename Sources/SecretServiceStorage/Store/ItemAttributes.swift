@@ -17,6 +17,42 @@ enum ItemAttributes {
     static let creator = "creator"
     /// Apple's constant value (`ak`, `ck`, ...), present when not the default `whenUnlocked`.
     static let accessible = "accessible"
+    /// `1` for a synchronizable item, `0` for a local one; absent on items written before the
+    /// flag was an attribute (their records hold it).
+    static let synchronizable = "synchronizable"
+    /// `internet` for an internet password; absent for a generic password (every item written
+    /// before internet passwords existed).
+    static let itemClass = "class"
+    /// The internet-password attributes, each present (possibly empty) on an internet password.
+    static let server = "server"
+    static let securityDomain = "security-domain"
+    static let `protocol` = "protocol"
+    static let authenticationType = "authentication-type"
+    /// Decimal.
+    static let port = "port"
+    static let path = "path"
+
+    /// The internet-password attributes of `internet` (none for a generic password).
+    private static func internetAttributes(_ internet: InternetAttributes) -> [String: String] {
+        [
+            itemClass: ItemClass.internetPassword.rawValue, server: internet.server, securityDomain: internet.securityDomain,
+            Self.protocol: internet.protocol, authenticationType: internet.authenticationType, port: String(internet.port),
+            path: internet.path,
+        ]
+    }
+
+    /// The internet-password attributes `fields` name (and the class, when `internet`).
+    private static func internetAttributes(_ fields: InternetFields, internet: Bool) -> [String: String] {
+        var attributes: [String: String] = [:]
+        if internet || !fields.isEmpty { attributes[itemClass] = ItemClass.internetPassword.rawValue }
+        if let value = fields.server { attributes[server] = value }
+        if let value = fields.securityDomain { attributes[securityDomain] = value }
+        if let value = fields.protocol { attributes[Self.protocol] = value }
+        if let value = fields.authenticationType { attributes[authenticationType] = value }
+        if let value = fields.port { attributes[port] = String(value) }
+        if let value = fields.path { attributes[path] = value }
+        return attributes
+    }
 
     /// Every attribute of `item`: what it is created with, and what a replace must repeat exactly.
     static func of(_ item: StoredItem) -> [String: String] {
@@ -24,8 +60,16 @@ enum ItemAttributes {
             schemaKey: schemaName,
             group: item.group,
             account: item.account,
-            service: item.service,
         ]
+        if let internet = item.internet {
+            attributes.merge(internetAttributes(internet)) { _, new in new }
+        } else {
+            attributes[service] = item.service
+        }
+        // Always present: gnome-keyring's CreateItem with replace takes any item whose attributes
+        // include the new ones, so a local item without the attribute would replace its
+        // synchronizable twin. With it, two keys never have one's attributes within the other's.
+        attributes[synchronizable] = item.synchronizable ? "1" : "0"
         if let value = item.generic { attributes[generic] = value.base64EncodedString() }
         if let value = item.type { attributes[type] = String(value) }
         if let value = item.creator { attributes[creator] = value }
@@ -37,15 +81,29 @@ enum ItemAttributes {
     static func matching(_ query: ItemQuery, in group: String) -> [String: String] {
         var attributes = [schemaKey: schemaName, Self.group: group]
         if let value = query.account { attributes[account] = value }
-        if let value = query.service { attributes[service] = value }
+        // An internet password has no service attribute and the empty service: an empty one is
+        // matched on the records, so both classes answer it as the in-memory store does.
+        if let value = query.service, !value.isEmpty { attributes[service] = value }
         if let value = query.generic { attributes[generic] = value.base64EncodedString() }
         if let value = query.type { attributes[type] = String(value) }
+        // Not the synchronizable flag: items written before it was an attribute lack it (their
+        // records hold it), so it is matched on the records.
+        attributes.merge(internetAttributes(query.filters.internet, internet: query.filters.itemClass == .internetPassword)) { _, new in new }
         return attributes
     }
 
-    /// What to search for to find the item holding `key`.
+    /// What to search for to find the item holding `key`: every item found that may hold it
+    /// (its twin of the other synchronizable flag too: a missing attribute cannot be searched
+    /// for, and items written before the flag was an attribute lack it), which the caller
+    /// checks against the records.
     static func matching(_ key: PrimaryKey) -> [String: String] {
-        [schemaKey: schemaName, group: key.group, account: key.account, service: key.service]
+        var attributes = [schemaKey: schemaName, group: key.group, account: key.account]
+        if let internet = key.internet {
+            attributes.merge(internetAttributes(internet)) { _, new in new }
+        } else {
+            attributes[service] = key.service
+        }
+        return attributes
     }
 
     /// What an item another client wrote shows as its creator.
@@ -87,13 +145,32 @@ enum ItemAttributes {
         let item = StoredItem(
             group: group, account: values[account] ?? "", service: values[service] ?? "", generic: generic, type: type,
             label: properties.label, creator: externalCreator, creationDate: created,
-            modificationDate: Date(timeIntervalSince1970: Double(properties.modified)), data: data, accessibility: accessibility)
+            modificationDate: Date(timeIntervalSince1970: Double(properties.modified)), data: data, accessibility: accessibility,
+            synchronizable: values[synchronizable] == "1", internet: try externalInternet(values))
         // Ordered by when the Secret Service says it was created, in the insertion clock's unit.
         return ItemEnvelope(item: item, sequence: properties.created &* 1_000_000_000)
     }
 
-    /// The Secret Service label: the item's label, or "account @ service".
+    /// The internet-password attributes of an item another client wrote: nil unless its class
+    /// is `internet`; each missing attribute is Apple's default.
+    private static func externalInternet(_ values: [String: String]) throws(ItemEnvelope.DecodingError) -> InternetAttributes? {
+        guard let name = values[itemClass] else { return nil }
+        guard name == ItemClass.internetPassword.rawValue else {
+            throw .init(reason: "its class attribute '\(name)' is not 'internet' (generic passwords have none)")
+        }
+        var number = 0
+        if let text = values[port] {
+            guard let value = UInt16(text) else { throw .init(reason: "its port attribute '\(text)' is not a decimal number from 0 to 65535") }
+            number = Int(value)
+        }
+        return InternetAttributes(
+            securityDomain: values[securityDomain] ?? "", server: values[server] ?? "", protocol: values[Self.protocol] ?? "",
+            authenticationType: values[authenticationType] ?? "", port: number, path: values[path] ?? "")
+    }
+
+    /// The Secret Service label: the item's label, "account @ service", or for an internet
+    /// password "account @ server".
     static func label(of item: StoredItem) -> String {
-        item.label ?? "\(item.account) @ \(item.service)"
+        item.label ?? "\(AttributeBytes.text(of: item.account)) @ \(item.internet?.server ?? AttributeBytes.text(of: item.service))"
     }
 }

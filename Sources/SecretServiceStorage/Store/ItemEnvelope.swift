@@ -22,7 +22,11 @@ import Synchronization
 /// (the exact `Date` as seconds since 2001-01-01, a double, so dates round-trip bit for bit; a
 /// reader that wants milliseconds ignores them); `sequence` (the item's place in its group's
 /// insertion order: a nanosecond clock reading taken when it got its primary key); `version`
-/// (the item's write count, absent in items written before versions existed: read as 1).
+/// (the item's write count, absent in items written before versions existed: read as 1);
+/// `adata` and `sdata` (true when the account or service was given as `Data`, absent when
+/// false); `inet` (an internet password's attributes: an object of `securityDomain`, `server`,
+/// `protocol`, `authenticationType`, `port`, `path`; absent for a generic password); `acl` (the
+/// access control's flags, Apple's bit values; absent when the item has none).
 struct ItemEnvelope: Sendable {
     static let magic = Array("SKCITEM1".utf8)
     static let contentType = "application/x-shared-keychain-item"
@@ -57,6 +61,10 @@ struct ItemEnvelope: Sendable {
         var version: UInt64?
         /// Apple's constant value (`ak`, `ck`, ...); absent in records from before classes.
         var accessible: String?
+        var adata: Bool?
+        var sdata: Bool?
+        var inet: InternetAttributes?
+        var acl: UInt?
     }
 
     func encoded() throws -> Data {
@@ -78,7 +86,11 @@ struct ItemEnvelope: Sendable {
             modificationTime: item.modificationDate.timeIntervalSinceReferenceDate,
             sequence: sequence,
             version: item.version,
-            accessible: item.accessibility == .whenUnlocked ? nil : item.accessibility.secValue)
+            accessible: item.accessibility == .whenUnlocked ? nil : item.accessibility.secValue,
+            adata: item.accountIsData ? true : nil,
+            sdata: item.serviceIsData ? true : nil,
+            inet: item.internet,
+            acl: item.accessControl?.rawValue)
         let json = try JSONEncoder().encode(header)
         var bytes = Data(capacity: Self.magic.count + 4 + json.count + item.data.count)
         bytes.append(contentsOf: Self.magic)
@@ -139,7 +151,11 @@ struct ItemEnvelope: Sendable {
             data: bytes.subdata(in: headerRange.upperBound ..< bytes.endIndex),
             version: header.version ?? 1,
             accessibility: accessibility,
-            synchronizable: header.sync ?? false)
+            synchronizable: header.sync ?? false,
+            accountIsData: header.adata ?? false,
+            serviceIsData: header.sdata ?? false,
+            internet: header.inet,
+            accessControl: header.acl.map(AccessControlFlags.init(rawValue:)))
         return ItemEnvelope(item: item, sequence: header.sequence)
     }
 

@@ -77,13 +77,13 @@ final class ItemSignalWatcher: @unchecked Sendable {
         init?(attributes: [String: String]) {
             guard attributes[ItemAttributes.schemaKey] == ItemAttributes.schemaName,
                 let group = attributes[ItemAttributes.group],
-                let account = attributes[ItemAttributes.account],
-                let service = attributes[ItemAttributes.service]
+                let account = attributes[ItemAttributes.account]
             else { return nil }
             self.attributes = attributes
             self.group = group
             self.account = account
-            self.service = service
+            // Internet passwords have no service.
+            self.service = attributes[ItemAttributes.service] ?? ""
         }
 
         func event(_ kind: ItemEvent.Kind, at time: Date) -> ItemEvent {

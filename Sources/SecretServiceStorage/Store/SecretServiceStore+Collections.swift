@@ -37,13 +37,18 @@ extension SecretServiceStore {
     /// search). `writing`: the caller holds the group's lock, and a missing index is built from
     /// the keyring first. Either way the index is checked against the keyring first
     /// (``trustedIndex(for:lockHeld:_:)``).
-    func searchPlan(_ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle) throws
+    func searchPlan(_ attributes: [String: String], group: String, writing: Bool, exactKey: PrimaryKey? = nil, _ service: ServiceHandle) throws
         -> SearchPlan?
     {
         guard configuration.layout.masterPassword != nil else { return nil }
         let shards: [ShardID]
         if let index = try trustedIndex(for: group, lockHeld: writing, service) {
-            shards = index.candidateShards(account: attributes[ItemAttributes.account], service: attributes[ItemAttributes.service])
+            // A query that names a whole key (the synchronizable flag included) needs only that
+            // item's shard, not its twin's, which the device may keep shut. Without a record of
+            // it (a synchronizable item indexed before keys had variants) every shard of the
+            // account and service may hold it.
+            shards = exactKey.flatMap { index.shards[ShardIndex.Key($0)] }.map { [$0] }
+                ?? index.candidateShards(account: attributes[ItemAttributes.account], service: attributes[ItemAttributes.service])
         } else {
             // Not indexed yet (written before shards existed): every shard it has.
             shards = try discoverShards(of: group, service).map(\.id)

@@ -26,6 +26,44 @@ extension SecretServiceStore {
         }
     }
 
+    /// The items holding `key` (writing: the caller holds the group's lock). The attribute search
+    /// finds every item that may hold it; when it finds any, their records decide, since a local
+    /// item's search cannot leave out its synchronizable twin (an absent attribute is no search
+    /// term) and an internet password's attributes are not its whole key. Locked matches are
+    /// returned as such, unchecked.
+    func holders(of key: PrimaryKey, _ service: ServiceHandle) throws -> SecretServiceClient.SearchResult {
+        let found = try search(ItemAttributes.matching(key), group: key.group, writing: true, service)
+        guard !found.unlocked.isEmpty else { return found }
+        let secrets: [String: Data]
+        do {
+            secrets = try client.secrets(service, paths: found.unlocked)
+        } catch {
+            if error.kind == .noSuchObject { throw RetryOperation() }
+            throw error
+        }
+        let decoder = JSONDecoder()
+        var holding: [String] = []
+        for path in found.unlocked {
+            // A secret left out sits in a locked collection: taken, as far as anyone can tell.
+            guard let bytes = secrets[path] else {
+                holding.append(path)
+                continue
+            }
+            let item: StoredItem?
+            if ItemEnvelope.isEnvelope(bytes) {
+                do {
+                    item = try ItemEnvelope.decode(bytes, using: decoder).item
+                } catch {
+                    throw StorageError.corruptItem(location: path, reason: error.reason)
+                }
+            } else {
+                item = try externalItem(at: path, secret: bytes, service)?.item
+            }
+            if let item, item.primaryKey == key { holding.append(path) }
+        }
+        return SecretServiceClient.SearchResult(unlocked: holding, locked: found.locked)
+    }
+
     /// Every item matching `query`: one path search per group, then ONE GetSecrets. Ordered like
     /// InMemoryStore: each group in insertion order, groups in query order, and across several
     /// groups by creation date (a stable sort keeps the rest).
@@ -33,7 +71,8 @@ extension SecretServiceStore {
         let groups = Self.unique(query.groups)
         var pathsByGroup: [[String]] = []
         for group in groups {
-            pathsByGroup.append(try searchUnlocked(ItemAttributes.matching(query, in: group), group: group, writing: writing, service))
+            pathsByGroup.append(
+                try searchUnlocked(ItemAttributes.matching(query, in: group), group: group, writing: writing, exactKey: query.exactKey(in: group), service))
         }
         let allPaths = pathsByGroup.flatMap { $0 }
         guard !allPaths.isEmpty else { return [] }
@@ -117,9 +156,9 @@ extension SecretServiceStore {
     /// ``search(_:group:writing:_:)`` with the collections searched one by one (nil: one search
     /// of the whole service).
     func searchShards(
-        _ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle
+        _ attributes: [String: String], group: String, writing: Bool, exactKey: PrimaryKey? = nil, _ service: ServiceHandle
     ) throws -> (found: SecretServiceClient.SearchResult, searched: [String]?) {
-        guard let plan = try searchPlan(attributes, group: group, writing: writing, service) else {
+        guard let plan = try searchPlan(attributes, group: group, writing: writing, exactKey: exactKey, service) else {
             return (try client.searchPaths(service, attributes: attributes), nil)
         }
         try ensureUnlocked(plan.collections, service)
@@ -197,8 +236,10 @@ extension SecretServiceStore {
     /// The unlocked items matching `attributes`. Locked matches, or an empty result while the
     /// group's collection is locked (which hides items from some services), go through
     /// ``handleLocked(_:_:)``: never an empty answer for a locked collection.
-    func searchUnlocked(_ attributes: [String: String], group: String, writing: Bool, _ service: ServiceHandle) throws -> [String] {
-        let (found, searched) = try searchShards(attributes, group: group, writing: writing, service)
+    func searchUnlocked(
+        _ attributes: [String: String], group: String, writing: Bool, exactKey: PrimaryKey? = nil, _ service: ServiceHandle
+    ) throws -> [String] {
+        let (found, searched) = try searchShards(attributes, group: group, writing: writing, exactKey: exactKey, service)
         if !found.locked.isEmpty {
             try handleLocked(found.locked.map(CollectionDirectory.collection(ofItem:)), service)
         }

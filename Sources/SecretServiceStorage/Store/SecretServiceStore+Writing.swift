@@ -77,7 +77,7 @@ extension SecretServiceStore {
         for item in matched {
             let key = change.applied(to: item, at: date).primaryKey
             guard !vacated.contains(key), checked.insert(key).inserted else { continue }
-            let found = try search(ItemAttributes.matching(key), group: key.group, writing: true, service)
+            let found = try holders(of: key, service)
             if !found.unlocked.isEmpty || !found.locked.isEmpty { taken.insert(key) }
         }
         return taken

@@ -63,7 +63,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
             // Numbered under the lock, so insertion order is the order adds got the lock.
             let envelope = ItemEnvelope(item: item, sequence: InsertionClock.next())
             try perform("add") { service in
-                let found = try search(ItemAttributes.matching(item.primaryKey), group: item.group, writing: true, service)
+                let found = try holders(of: item.primaryKey, service)
                 if let locked = found.locked.first {
                     try handleLocked(CollectionDirectory.collection(ofItem: locked), service)
                 }
@@ -76,7 +76,13 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                     }
                     // Recorded before the item exists: a crash leaves a record of nothing, never
                     // an item the index cannot find.
-                    let index = try writerIndex(for: item.group, service)
+                    var index = try writerIndex(for: item.group, service)
+                    if index.shards[ShardIndex.Key(item.primaryKey)] != nil {
+                        // A record of this key though no item holds it: a crash's leftover, or a
+                        // synchronizable twin indexed before keys had variants. Rebuilt, so the
+                        // new record takes no other item's place.
+                        index = try rebuildIndex(item.group, because: nil, service)
+                    }
                     shard = index.shardForNewItem(capacity: configuration.shardCapacity, protection: protection)
                     try indexes.append([.place(ShardIndex.Key(item.primaryKey), shard: shard)], to: item.group)
                 }

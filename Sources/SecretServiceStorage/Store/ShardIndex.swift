@@ -22,8 +22,11 @@ import Synchronization
 /// Format (text, one record per line): a header `shared-keychain shard index 1 <generation>`,
 /// then `+ <shard> <account hash> <service hash>` for an item placed (the shard is its number,
 /// prefixed `ck` or `dk` for the `afterFirstUnlock` and `always` classes) and `- <account hash>
-/// <service hash>` for one removed. Hashes are the first 64 bits of SHA-256, in hex; two keys
-/// would have to collide in both to be confused.
+/// <service hash>` for one removed. Items whose primary key holds more than account and service
+/// (a synchronizable item, an internet password) add a fifth field, the hash of the rest of their
+/// key (``Key/variant``), so a local and a synchronizable item with one account and service have
+/// a record each. Hashes are the first 64 bits of SHA-256, in hex; two keys would have to
+/// collide in every field to be confused.
 struct ShardIndex: Sendable, Equatable {
     /// One shard of a group: its protection class (each class has shards of its own, which
     /// the device's lock locks in gnome-keyring) and its number within the class.
@@ -67,20 +70,42 @@ struct ShardIndex: Sendable, Equatable {
     struct Key: Hashable, Sendable {
         let account: UInt64
         let service: UInt64
+        /// The rest of the key (synchronizable, the internet-password attributes) hashed; 0 for
+        /// a local generic password, whose records have no such field.
+        let variant: UInt64
 
         init(account: String, service: String) {
             self.account = Self.hash(account)
             self.service = Self.hash(service)
+            variant = 0
         }
 
         init(_ key: PrimaryKey) {
-            self.init(account: key.account, service: key.service)
+            account = Self.hash(key.account)
+            service = Self.hash(key.service)
+            guard key.synchronizable || key.internet != nil else {
+                variant = 0
+                return
+            }
+            var rest = key.synchronizable ? "sync" : "local"
+            if let internet = key.internet {
+                rest += "\u{0}internet"
+                for field in [internet.securityDomain, internet.server, internet.protocol, internet.authenticationType, String(internet.port), internet.path] {
+                    rest += "\u{0}" + field
+                }
+            }
+            // 0 is kept for local generic passwords.
+            variant = max(Self.hash(rest), 1)
         }
 
-        init(accountHash: UInt64, serviceHash: UInt64) {
+        init(accountHash: UInt64, serviceHash: UInt64, variant: UInt64 = 0) {
             account = accountHash
             service = serviceHash
+            self.variant = variant
         }
+
+        /// Account and service alone: what a lookup by the two finds every variant of.
+        var pair: Key { Key(accountHash: account, serviceHash: service) }
 
         static func hash(_ value: String) -> UInt64 {
             UInt64(GLibValues.sha256Hex(value).prefix(16), radix: 16) ?? 0
@@ -91,6 +116,8 @@ struct ShardIndex: Sendable, Equatable {
     /// Items per shard; a shard with none keeps a zero entry while it exists.
     private(set) var sizes: [ShardID: Int] = [:]
     private var accountShards: [UInt64: [ShardID: Int]] = [:]
+    /// By account and service (``Key/pair``): every variant's shards.
+    private var pairShards: [Key: [ShardID: Int]] = [:]
     private var serviceShards: [UInt64: [ShardID: Int]] = [:]
 
     /// The newest shard of `protection`: where its new items go while it has room.
@@ -105,12 +132,12 @@ struct ShardIndex: Sendable, Equatable {
         return (sizes[newest] ?? 0) < capacity ? newest : ShardID(protection, newest.number + 1)
     }
 
-    /// The shards that may hold items with `account` and `service` (either may be nil):
-    /// ascending, possibly empty.
+    /// The shards that may hold items with `account` and `service` (either may be nil), of any
+    /// variant (local or synchronizable, either class): ascending, possibly empty.
     func candidateShards(account: String?, service: String?) -> [ShardID] {
         switch (account, service) {
         case let (account?, service?):
-            return shards[Key(account: account, service: service)].map { [$0] } ?? []
+            return (pairShards[Key(account: account, service: service)] ?? [:]).keys.sorted()
         case let (account?, nil):
             return (accountShards[Key.hash(account)] ?? [:]).keys.sorted()
         case let (nil, service?):
@@ -127,6 +154,7 @@ struct ShardIndex: Sendable, Equatable {
         sizes[shard, default: 0] += 1
         accountShards[key.account, default: [:]][shard, default: 0] += 1
         serviceShards[key.service, default: [:]][shard, default: 0] += 1
+        pairShards[key.pair, default: [:]][shard, default: 0] += 1
     }
 
     mutating func remove(_ key: Key) {
@@ -134,9 +162,10 @@ struct ShardIndex: Sendable, Equatable {
         sizes[shard, default: 1] -= 1
         Self.decrement(&accountShards, key.account, shard)
         Self.decrement(&serviceShards, key.service, shard)
+        Self.decrement(&pairShards, key.pair, shard)
     }
 
-    private static func decrement(_ table: inout [UInt64: [ShardID: Int]], _ hash: UInt64, _ shard: ShardID) {
+    private static func decrement<Hash: Hashable>(_ table: inout [Hash: [ShardID: Int]], _ hash: Hash, _ shard: ShardID) {
         guard var counts = table[hash], let count = counts[shard] else { return }
         counts[shard] = count > 1 ? count - 1 : nil
         table[hash] = counts.isEmpty ? nil : counts
@@ -150,29 +179,40 @@ struct ShardIndex: Sendable, Equatable {
 
         var line: String {
             switch self {
-            case .place(let key, let shard): "+ \(shard) \(Self.hex(key.account)) \(Self.hex(key.service))\n"
-            case .remove(let key): "- \(Self.hex(key.account)) \(Self.hex(key.service))\n"
+            case .place(let key, let shard): "+ \(shard) \(Self.fields(key))\n"
+            case .remove(let key): "- \(Self.fields(key))\n"
             }
+        }
+
+        /// The key's hashes: account, service, and the variant when it is not 0.
+        private static func fields(_ key: Key) -> String {
+            let pair = "\(hex(key.account)) \(hex(key.service))"
+            return key.variant == 0 ? pair : pair + " " + hex(key.variant)
         }
 
         /// A record from one line; nil for anything else (a line torn by a crash).
         init?(line: Substring) {
             let fields = line.split(separator: " ")
             switch (fields.first, fields.count) {
-            case ("+", 4):
-                guard let shard = ShardID(fields[1]), let key = Self.key(fields[2], fields[3]) else { return nil }
+            case ("+", 4), ("+", 5):
+                guard let shard = ShardID(fields[1]), let key = Self.key(fields[2...]) else { return nil }
                 self = .place(key, shard: shard)
-            case ("-", 3):
-                guard let key = Self.key(fields[1], fields[2]) else { return nil }
+            case ("-", 3), ("-", 4):
+                guard let key = Self.key(fields[1...]) else { return nil }
                 self = .remove(key)
             default:
                 return nil
             }
         }
 
-        private static func key(_ account: Substring, _ service: Substring) -> Key? {
-            guard let account = UInt64(account, radix: 16), let service = UInt64(service, radix: 16) else { return nil }
-            return Key(accountHash: account, serviceHash: service)
+        /// Account, service and (optionally) variant hashes.
+        private static func key(_ fields: ArraySlice<Substring>) -> Key? {
+            let numbers = fields.compactMap { UInt64($0, radix: 16) }
+            guard numbers.count == fields.count, numbers.count >= 2 else { return nil }
+            let variant = numbers.count > 2 ? numbers[numbers.startIndex + 2] : 0
+            // A fifth field of 0 is not written: refused, like any line the writer never makes.
+            guard numbers.count == 2 || variant != 0 else { return nil }
+            return Key(accountHash: numbers[numbers.startIndex], serviceHash: numbers[numbers.startIndex + 1], variant: variant)
         }
 
         private static func hex(_ value: UInt64) -> String {

@@ -32,7 +32,7 @@ extension TokenCache {
     /// ``rollBackInterruptedImports()``, puts the group back as it was.
     ///
     /// - Parameters:
-    ///   - data: the serialized cache (UTF-8 JSON).
+    ///   - data: the serialized cache (MSAL's JSON format).
     ///   - progress: called after each item with the count written and the total.
     @discardableResult
     public func importCache(_ data: Data, progress: (_ written: Int, _ total: Int) -> Void = { _, _ in }) throws(TokenCacheError) -> Int {

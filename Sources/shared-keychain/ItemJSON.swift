@@ -1,0 +1,104 @@
+import Foundation
+import SharedKeychain
+
+/// How an item appears in `--json` output. `data` is present only when asked for: listings
+/// never carry secrets.
+struct ItemJSON: Encodable {
+    /// `generic` or `internet`.
+    let `class`: String
+    let group: String
+    /// The account as text (bytes that are no UTF-8 repaired with U+FFFD); `accountHex` holds
+    /// the bytes of an account given as Data.
+    let account: String
+    let accountHex: String?
+    /// Empty for an internet password.
+    let service: String
+    let serviceHex: String?
+    /// An internet password's attributes.
+    let server: String?
+    let `protocol`: String?
+    let port: Int?
+    let path: String?
+    let securityDomain: String?
+    let authenticationType: String?
+    /// The access control's flags by Apple's names (`userPresence`, ...), when it has one.
+    let accessControl: [String]?
+    /// The generic attribute as text when it is UTF-8; `genericBase64` always.
+    let generic: String?
+    let genericBase64: String?
+    let type: Int?
+    let label: String?
+    let comment: String?
+    let description: String?
+    let creator: String?
+    /// `kSecAttrSynchronizable`.
+    let synchronizable: Bool
+    let created: Date
+    let modified: Date
+    /// The item's write count, for `item update --if-version`.
+    let version: UInt64
+    /// `kSecAttrAccessible` by Apple's name (`whenUnlocked`, `afterFirstUnlock`, ...).
+    let accessible: String
+    /// The data as text when it is UTF-8; `dataBase64` always (when data is included).
+    let data: String?
+    let dataBase64: String?
+
+    init(_ item: KeychainItem, includeData: Bool) {
+        `class` = item.itemClass.rawValue
+        group = item.group
+        account = AttributeBytes.text(of: item.account)
+        accountHex = item.accountIsData ? AttributeBytes.hex(AttributeBytes.bytes(of: item.account)) : nil
+        service = AttributeBytes.text(of: item.service)
+        serviceHex = item.serviceIsData ? AttributeBytes.hex(AttributeBytes.bytes(of: item.service)) : nil
+        server = item.internet?.server
+        self.protocol = item.internet?.protocol
+        port = item.internet?.port
+        path = item.internet?.path
+        securityDomain = item.internet?.securityDomain
+        authenticationType = item.internet?.authenticationType
+        accessControl = item.accessControl.map(AccessControlArgument.names(of:))
+        generic = item.generic.flatMap { String(data: $0, encoding: .utf8) }
+        genericBase64 = item.generic?.base64EncodedString()
+        type = item.type
+        label = item.label
+        comment = item.comment
+        description = item.itemDescription
+        creator = item.creator
+        synchronizable = item.synchronizable
+        created = item.creationDate
+        modified = item.modificationDate
+        version = item.version
+        accessible = item.accessibility.rawValue
+        data = includeData ? String(data: item.data, encoding: .utf8) : nil
+        dataBase64 = includeData ? item.data.base64EncodedString() : nil
+    }
+}
+
+extension ItemJSON {
+    /// An account or service for people: its text, or `0x` and hex when given as Data.
+    static func shown(_ key: String, isData: Bool) -> String {
+        isData ? "0x" + AttributeBytes.hex(AttributeBytes.bytes(of: key)) : AttributeBytes.text(of: key)
+    }
+
+    /// `account 'alice', service 'rt'`, or `internet password for account 'alice', server
+    /// 'example.com', ...`; `(synchronizable)` after a synchronizable item's.
+    static func name(of item: KeychainItem) -> String {
+        let account = shown(item.account, isData: item.accountIsData)
+        var name = item.internet.map { "internet password for account '\(account)', \($0)" }
+            ?? "account '\(account)', service '\(shown(item.service, isData: item.serviceIsData))'"
+        if item.synchronizable { name += " (synchronizable)" }
+        return name
+    }
+
+    /// Items as `item list` prints them: attributes only. An internet password's SERVICE
+    /// column shows its server.
+    static func table(_ items: [KeychainItem]) -> String {
+        let rows = items.map { item in
+            [item.group, shown(item.account, isData: item.accountIsData),
+             item.internet.map { "\($0.protocol)://\($0.server)\($0.port == 0 ? "" : ":\($0.port)")\($0.path)" } ?? shown(item.service, isData: item.serviceIsData),
+             item.type.map(String.init) ?? "-", item.accessibility.rawValue,
+             item.creator ?? "-", item.modificationDate.formatted(.iso8601)]
+        }
+        return Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "ACCESSIBLE", "CREATOR", "MODIFIED"], rows: rows).rendered
+    }
+}
