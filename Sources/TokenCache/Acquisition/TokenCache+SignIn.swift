@@ -58,7 +58,8 @@ extension TokenCache {
         let metadata = response.appMetadata
         try store(CacheJSON.data(metadata.fields), at: metadata.layout)
         let fields = account.fields(clientInfo: response.user.clientInfo)
-        let merged = CacheJSON.overlay(fields, on: existing.objects[account.layout.address], managedKeys: Set(fields.keys))
+        // The previous JSON with the response's fields over it: fields it lacks survive.
+        let merged = (existing.objects[account.layout.address] ?? [:]).merging(fields) { _, new in new }
         try store(CacheJSON.data(merged), at: account.layout)
     }
 

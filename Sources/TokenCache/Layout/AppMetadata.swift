@@ -1,7 +1,5 @@
 /// What the cache remembers about one client: whether the server put it in a family.
 struct AppMetadata: Sendable, Hashable {
-    static let managedKeys: Set<String> = ["client_id", "environment", "family_id"]
-
     var clientID: String
     var environment: String
     /// As written, empty string included; ``family`` is the usable form.

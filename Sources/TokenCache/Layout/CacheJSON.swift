@@ -26,15 +26,6 @@ enum CacheJSON {
         guard let parsed = try? JSONSerialization.jsonObject(with: data), let value = JSONValue(parsed) else { return nil }
         return value.objectValue
     }
-
-    /// `known` written over `existing`: every key of `existing` outside `managedKeys` is kept,
-    /// the managed ones are replaced by exactly those in `known`. This is how unknown fields
-    /// other SDK versions wrote survive our rewrites.
-    static func overlay(_ known: JSONObject, on existing: JSONObject?, managedKeys: Set<String>) -> JSONObject {
-        var merged = (existing ?? [:]).filter { !managedKeys.contains($0.key) }
-        merged.merge(known) { _, new in new }
-        return merged
-    }
 }
 
 /// A JSON value kept as parsed, so fields this module does not know survive a rewrite.

@@ -35,11 +35,6 @@ public struct CachedAccount: Sendable, Hashable, Codable, CustomStringConvertibl
 
 /// The account record of the unified cache schema.
 extension CachedAccount {
-    /// The fields this module manages; others are kept as written.
-    static let managedKeys: Set<String> = [
-        "home_account_id", "environment", "realm", "local_account_id", "username", "authority_type", "name", "client_info",
-    ]
-
     /// Reads a stored account value.
     init(object: JSONObject) throws(FieldError) {
         let fields = FieldReader(object: object)

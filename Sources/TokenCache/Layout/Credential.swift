@@ -2,12 +2,6 @@ import Foundation
 
 /// An access, refresh or ID token in the unified cache schema.
 struct Credential: Sendable, Hashable {
-    /// The fields this module reads and writes; every other key is carried along untouched.
-    static let managedKeys: Set<String> = [
-        "credential_type", "secret", "home_account_id", "environment", "client_id", "realm",
-        "target", "cached_at", "expires_on", "extended_expires_on", "family_id",
-    ]
-
     var type: CredentialType
     var secret: String
     var homeAccountID: String
