@@ -89,6 +89,9 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
     public var accessibility: Accessibility
     /// Where each keychain call the cache makes is reported, in order (`--trace`), or nil.
     public var trace: KeychainCallTrace?
+    /// MSAL's `sfrt_v2` flight for this app, or nil: `on` switches the group to single-FRT mode
+    /// through its shared `useSingleFRT` item, `off` back (``SingleFRTFlight``).
+    public var singleFRTFlight: SingleFRTFlight?
 
     /// - Parameters: see the properties.
     public init(

@@ -32,6 +32,11 @@ struct TokenOptions: ParsableArguments {
     @Flag(name: .customLong("show-secrets"), help: "Print token values in full instead of masked.")
     var showSecrets = false
 
+    @Option(name: .customLong("single-frt-flight"), help: ArgumentHelp(
+        "MSAL's sfrt_v2 flight for this app: on switches the whole group to single family-refresh-token mode (one FamilyRefreshToken, type 2008, no per-client copy) through its shared useSingleFRT item; off switches it back.",
+        valueName: "on|off"))
+    var singleFRTFlight: SingleFRTFlight?
+
     @Flag(help: "Print each keychain call the operation makes, in order, on standard error: the SecItem function, account, service, generic, type and accessibility (never data), and the status. This is what MSAL does to the keychain.")
     var trace = false
 
@@ -73,6 +78,7 @@ struct TokenOptions: ParsableArguments {
             keychainSharingGroup: sharingGroup ?? suiteApp?.keychainGroup.identifier ?? installed?.sharingGroup
                 ?? TokenCacheConfiguration.defaultSharingGroup,
             authorityHost: authorityHost, familyID: familyID ?? suiteApp?.familyID ?? installed?.familyID)
+        configuration.singleFRTFlight = singleFRTFlight
         if trace {
             configuration.trace = KeychainCallTrace { call in Output.standardError.write("trace: \(call)\n") }
         }
@@ -122,3 +128,5 @@ struct AuthenticationJSON: Encodable {
         """
     }
 }
+
+extension SingleFRTFlight: ExpressibleByArgument {}

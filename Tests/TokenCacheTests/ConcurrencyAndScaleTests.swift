@@ -120,9 +120,9 @@ struct ConcurrencyAndScaleTests {
         #expect(large.listed == 250)
         #expect(small.calls == large.calls)
         // One partial query per item type that plays a part: four account types, refresh
-        // tokens, app metadata, the earlier layout's sign-in records; and the client's account
-        // metadata item.
-        #expect(small.calls == ["items": 8])
+        // tokens, app metadata, the earlier layout's sign-in records; the client's account
+        // metadata item; and the useSingleFRT item, which the SDK reads on every account list.
+        #expect(small.calls == ["items": 9])
     }
 
     /// A serialized cache of `count` accounts, each with a family refresh token of mail.

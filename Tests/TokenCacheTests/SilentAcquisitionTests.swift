@@ -186,3 +186,50 @@ struct SilentAcquisitionTests {
         #expect(try suite.items().isEmpty)
     }
 }
+
+/// Single-FRT mode (IdentityCore MSIDAccountCredentialCache checkFRTEnabled and
+/// MSIDDefaultTokenCacheAccessor saveRefreshTokenWithConfiguration; MSIDAccountCredentialsCacheTests
+/// testCheckFRTEnabled_whenNoItemInCacheAndFeatureEnabled_shouldReturnActive and
+/// ..._whenItemInCacheIsEnabledAndFeatureNotEnabled_shouldReturnDisabledByKeychainItem;
+/// MSIDDefaultSilentTokenRequestTests testAcquireTokenSilent_whenSingleFamilyRefreshTokenEnabled_shouldUseItAndSucceed).
+@Suite("Single-FRT mode")
+struct SingleFRTTests {
+    func app(_ suite: Suite, _ bundleID: String, client: String, flight: SingleFRTFlight?) throws -> TokenCache {
+        let base = try suite.app(bundleID, client: client, family: "1")
+        var configuration = base.configuration
+        configuration.singleFRTFlight = flight
+        return try TokenCache(keychain: base.keychain, configuration: configuration, now: suite.clock.function)
+    }
+
+    @Test(arguments: Backend.memoryAndKeyring)
+    func theFlightSwitchesTheWholeGroupToOneFamilyToken(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let mail = try app(suite, "com.contoso.flighted", client: Suite.mailClient, flight: .on)
+        let result = try mail.signIn(username: "alice@contoso.com")
+        let user = "\(result.account.homeAccountID)-login.microsoftonline.com"
+        // The shared flag item, written by the flight.
+        let flag = try #require(try suite.item(account: "useSingleFRT", service: "useSingleFRT"))
+        #expect(suite.json(flag) == ["use_single_frt": .bool(true)])
+        #expect(flag.generic == nil && flag.type == nil)
+        // One FamilyRefreshToken (2008) and no per-client or classic family copy.
+        let refreshTokens = try suite.items().filter { $0.type == 2002 || $0.type == 2008 }
+        #expect(refreshTokens.map(\.service) == ["familyrefreshtoken-1--"])
+        let frt = suite.json(try suite.item(account: user, service: "familyrefreshtoken-1--"))
+        #expect(frt["credential_type"] == .string("FamilyRefreshToken"))
+        #expect(frt["client_id"] == .string(Suite.mailClient))
+        #expect(frt["family_id"] == .string("1"))
+        // Every app of the group follows the item, flight or not: Calendar lists alice through
+        // the FRT and redeems it.
+        #expect(try suite.calendar.accounts().map(\.username) == ["alice@contoso.com"])
+        #expect(try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"]).source == .familyRefreshToken)
+        #expect(try suite.items().filter { $0.type == 2002 }.isEmpty)
+        // Mail's own refreshes go through it too: it is tried first.
+        suite.clock.advance(by: 3600)
+        #expect(try mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]).source == .familyRefreshToken)
+        // The flight off writes false, and the next sign-in is classic again.
+        let off = try app(suite, "com.contoso.flighted", client: Suite.mailClient, flight: .off)
+        try off.signIn(username: "bob@contoso.com")
+        #expect(suite.json(try suite.item(account: "useSingleFRT", service: "useSingleFRT")) == ["use_single_frt": .bool(false)])
+        #expect(try suite.items().contains { $0.service == "refreshtoken-\(Suite.mailClient)--" })
+    }
+}

@@ -13,13 +13,15 @@ extension TokenCache {
     /// Partial queries (one per item type that plays a part), whatever the size of the group;
     /// one account per home account, the home tenant's record first, as MSAL merges them.
     public func accounts() throws(TokenCacheError) -> [CachedAccount] {
-        let types = Array(ItemType.accounts) + [CredentialType.refreshToken.itemType, ItemType.appMetadata, ItemType.legacySignInState]
+        // In single-FRT mode the family tokens are their own type (2008), read too.
+        let refreshTypes = try singleFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
+        let types = Array(ItemType.accounts) + refreshTypes.map(\.itemType) + [ItemType.appMetadata, ItemType.legacySignInState]
         let snapshot = CacheSnapshot(items: try items(ofTypes: types))
         let metadata = try readAccountMetadata()?.value
         let family = familyForLookup(in: snapshot).map(CacheKey.normalized)
         let client = CacheKey.normalized(clientID)
         var withToken = Set<String>()
-        for entry in snapshot.credentials where entry.value.type == .refreshToken {
+        for entry in snapshot.credentials where entry.value.type.isRefreshToken {
             let token = entry.value
             let isOwn = CacheKey.normalized(token.clientID) == client
             let isFamily = family != nil && token.family.map(CacheKey.normalized) == family

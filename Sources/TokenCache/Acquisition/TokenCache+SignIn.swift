@@ -50,11 +50,17 @@ extension TokenCache {
         let idToken = response.idTokenCredential
         try store(CacheJSON.data(idToken.fields), at: idToken.layout())
         var refreshToken = response.refreshTokenCredential
-        if refreshToken.family != nil {
+        if refreshToken.family != nil, try singleFRTEnabled() {
+            // Single-FRT mode: one FamilyRefreshToken (type 2008) and no per-client copy.
+            refreshToken.type = .familyRefreshToken
             try store(CacheJSON.data(refreshToken.fields), at: refreshToken.layout(asFamilyToken: true))
+        } else {
+            if refreshToken.family != nil {
+                try store(CacheJSON.data(refreshToken.fields), at: refreshToken.layout(asFamilyToken: true))
+            }
+            refreshToken.familyID = nil
+            try store(CacheJSON.data(refreshToken.fields), at: refreshToken.layout())
         }
-        refreshToken.familyID = nil
-        try store(CacheJSON.data(refreshToken.fields), at: refreshToken.layout())
         let metadata = response.appMetadata
         try store(CacheJSON.data(metadata.fields), at: metadata.layout)
         let fields = account.fields(clientInfo: response.user.clientInfo)

@@ -41,7 +41,7 @@ extension TokenCache {
             return cached
         }
         var refusals: [String] = []
-        for (entry, isFamily) in refreshTokens(for: account, in: snapshot) {
+        for (entry, isFamily) in try refreshTokens(for: account, in: snapshot) {
             if let refusal = issuer.refusal(of: entry.value, asFamilyToken: isFamily, clientID: clientID, familyID: configuration.familyID) {
                 refusals.append(refusal)
                 continue
@@ -85,17 +85,23 @@ extension TokenCache {
             expiresOn: expiresOn, account: account, tenantID: token.realm ?? account.tenantID, source: .cache)
     }
 
-    /// The refresh tokens to try, in MSAL's order outside single-FRT mode
-    /// (`MSIDSilentTokenRequest.m` `shouldCheckForFRTFirst` is NO): the app's own token first,
-    /// then the family token of the app's family, when it has one.
-    func refreshTokens(for account: CachedAccount, in snapshot: CacheSnapshot) -> [(CacheSnapshot.Entry<Credential>, isFamily: Bool)] {
-        let layout = { (client: String) in
-            ItemLayout.credential(.refreshToken, homeAccountID: account.homeAccountID, environment: environment,
+    /// The refresh tokens to try, in MSAL's order (`MSIDSilentTokenRequest.m`
+    /// `shouldCheckForFRTFirst`): outside single-FRT mode the app's own token first, then the
+    /// family token of the app's family, when it has one; in single-FRT mode the family's
+    /// FamilyRefreshToken (type 2008) first, then those.
+    func refreshTokens(for account: CachedAccount, in snapshot: CacheSnapshot) throws(TokenCacheError)
+        -> [(CacheSnapshot.Entry<Credential>, isFamily: Bool)]
+    {
+        let layout = { (type: CredentialType, client: String) in
+            ItemLayout.credential(type, homeAccountID: account.homeAccountID, environment: environment,
                                   clientOrFamilyID: client, realm: nil, target: nil)
         }
-        let own = snapshot.credential(at: layout(clientID)).map { ($0, isFamily: false) }
-        let shared = familyForLookup(in: snapshot).flatMap { snapshot.credential(at: layout($0)) }.map { ($0, isFamily: true) }
-        return [own, shared].compactMap { $0 }
+        let family = familyForLookup(in: snapshot)
+        let own = snapshot.credential(at: layout(.refreshToken, clientID)).map { ($0, isFamily: false) }
+        let shared = family.flatMap { snapshot.credential(at: layout(.refreshToken, $0)) }.map { ($0, isFamily: true) }
+        guard try singleFRTEnabled() else { return [own, shared].compactMap { $0 } }
+        let single = family.flatMap { snapshot.credential(at: layout(.familyRefreshToken, $0)) }.map { ($0, isFamily: true) }
+        return [single, own, shared].compactMap { $0 }
     }
 }
 

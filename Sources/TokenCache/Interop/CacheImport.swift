@@ -116,6 +116,8 @@ struct CacheImport {
             let isFamilyToken = credential.type == .refreshToken && credential.family.map {
                 CacheKey.normalized($0) != CacheKey.normalized(credential.clientID)
             } ?? false
+            // A FamilyRefreshToken (single-FRT mode) is keyed by its family alone.
+            if credential.type == .familyRefreshToken { return [(credential.layout(asFamilyToken: true), true, object)] }
             guard isFamilyToken else { return [(credential.layout(), true, object)] }
             var own = object
             own["family_id"] = nil

@@ -104,8 +104,17 @@ struct CacheExport {
         // copy, which carries the `family_id` MSAL Python's entry has (the client's own copy
         // has none, as the iOS SDKs save it).
         var refreshTokens: [String: CacheSnapshot.Entry<Credential>] = [:]
-        for entry in snapshot.credentials {
-            let isFamily = entry.value.isFamilyToken(service: entry.item.service)
+        for var entry in snapshot.credentials {
+            if entry.value.type == .familyRefreshToken {
+                // Serialized caches know no FamilyRefreshToken: it goes out as the family's
+                // refresh token, which an import writes back in classic mode's two items.
+                var token = entry.value
+                token.type = .refreshToken
+                var object = entry.object
+                object["credential_type"] = .string(CredentialType.refreshToken.rawValue)
+                entry = CacheSnapshot.Entry(item: entry.item, value: token, object: object)
+            }
+            let isFamily = entry.value.isFamilyToken(service: entry.item.service) || entry.item.type == CredentialType.familyRefreshToken.itemType
             let key = entry.value.exportKey(asFamilyToken: isFamily, style: style)
             guard style == .msalPython, entry.value.type == .refreshToken else {
                 try put(entry.object, key: key, in: entry.value.type.section, from: entry.item)

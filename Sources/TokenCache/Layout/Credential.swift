@@ -38,7 +38,7 @@ struct Credential: Sendable, Hashable {
         let fields = FieldReader(object: object)
         let typeName = try fields.string("credential_type")
         guard let type = CredentialType.allCases.first(where: { $0.rawValue.caseInsensitiveCompare(typeName) == .orderedSame }) else {
-            throw FieldError("'credential_type' is '\(typeName)'; expected AccessToken, RefreshToken or IdToken")
+            throw FieldError("'credential_type' is '\(typeName)'; expected AccessToken, RefreshToken, IdToken or FamilyRefreshToken")
         }
         self.type = type
         secret = try fields.string("secret")
@@ -58,7 +58,7 @@ struct Credential: Sendable, Hashable {
             if expiresOn == nil { throw FieldError("'expires_on' is missing") }
         case .idToken:
             _ = try fields.string("realm")
-        case .refreshToken:
+        case .refreshToken, .familyRefreshToken:
             break
         }
     }
@@ -131,16 +131,23 @@ enum CredentialType: String, Sendable, Hashable, CaseIterable {
     case accessToken = "AccessToken"
     case refreshToken = "RefreshToken"
     case idToken = "IdToken"
+    /// Single-FRT mode's one family token (`MSIDFamilyRefreshToken.m`): no per-client copy.
+    case familyRefreshToken = "FamilyRefreshToken"
 
-    /// `kSecAttrType`: 2000 + {AccessToken 1, RefreshToken 2, IDToken 3}. A family refresh
-    /// token is stored as a refresh token (2002).
+    /// `kSecAttrType`: 2000 + {AccessToken 1, RefreshToken 2, IDToken 3, FamilyRefreshToken 8}
+    /// (`MSIDCredentialType.m`). In classic mode a family refresh token is stored as a refresh
+    /// token (2002) keyed by the family ID.
     var itemType: Int {
         switch self {
         case .accessToken: 2001
         case .refreshToken: 2002
         case .idToken: 2003
+        case .familyRefreshToken: 2008
         }
     }
+
+    /// A refresh token of either kind.
+    var isRefreshToken: Bool { self == .refreshToken || self == .familyRefreshToken }
 
     init?(itemType: Int) {
         guard let match = Self.allCases.first(where: { $0.itemType == itemType }) else { return nil }
@@ -151,7 +158,7 @@ enum CredentialType: String, Sendable, Hashable, CaseIterable {
     var section: CacheSection {
         switch self {
         case .accessToken: .accessToken
-        case .refreshToken: .refreshToken
+        case .refreshToken, .familyRefreshToken: .refreshToken
         case .idToken: .idToken
         }
     }

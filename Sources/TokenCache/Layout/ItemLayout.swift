@@ -39,6 +39,9 @@ struct ItemLayout: Sendable, Hashable {
             // Refresh tokens are not bound to a realm or target: both parts stay empty.
             service = "refreshtoken-\(client)--"
             generic = "refreshtoken-\(client)-"
+        case .familyRefreshToken:
+            service = "familyrefreshtoken-\(client)--"
+            generic = "familyrefreshtoken-\(client)-"
         case .idToken:
             service = "idtoken-\(client)-\(realm)-"
             generic = "idtoken-\(client)-\(realm)"
@@ -72,7 +75,7 @@ struct ItemLayout: Sendable, Hashable {
 /// The `kSecAttrType` numbers of cache items.
 enum ItemType {
     /// Credentials are 2000 + the credential type (see ``CredentialType``).
-    static let credentials: ClosedRange<Int> = 2001...2003
+    static let credentials: Set<Int> = [2001, 2002, 2003, 2008]
     /// Accounts are 1000 + the authority type (see ``AuthorityType``).
     static let accounts: ClosedRange<Int> = 1001...1004
     static let appMetadata = 3001

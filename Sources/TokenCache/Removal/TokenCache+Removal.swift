@@ -34,7 +34,7 @@ extension TokenCache {
         for entry in targets {
             guard try deleteItem(entry.item) else { continue }
             deleted += 1
-            if entry.value.type == .refreshToken { try writeWipeRecord() }
+            if entry.value.type.isRefreshToken { try writeWipeRecord() }
         }
         return deleted
     }
