@@ -144,37 +144,22 @@ final class ShardIndexFiles: Sendable {
     @discardableResult
     func replace(_ group: String, with index: ShardIndex, verifiedEpoch: String?? = nil) throws(StorageError) -> String? {
         let target = file(for: group)
-        let temporary = target.appendingPathExtension("new-\(UUID().uuidString.prefix(8))")
         let header = Self.headerPrefix + UUID().uuidString
         var text = header + "\n"
         for (key, shard) in index.shards.sorted(by: { $0.value < $1.value }) {
             text += ShardIndex.Record.place(key, shard: shard).line
         }
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw SafeFile.posixError(errno, "cannot create \(temporary.path)") }
-        do throws(StorageError) {
-            try Self.writeBytes(descriptor, Array(text.utf8), temporary.path)
-            guard fsync(descriptor) == 0 else { throw SafeFile.posixError(errno, "cannot sync \(temporary.path)") }
-        } catch {
-            close(descriptor)
-            unlink(temporary.path)
-            throw error
-        }
-        close(descriptor)
         var movedAside: String?
         if SafeFile.exists(target.path) && !SafeFile.isRegular(target.path) {
             let aside = target.path + ".damaged-\(UUID().uuidString.prefix(8))"
             guard rename(target.path, aside) == 0 else {
-                let code = errno
-                unlink(temporary.path)
-                throw SafeFile.posixError(code, "cannot move \(target.path) aside (remove it; the index is rebuilt from the keyring)")
+                throw SafeFile.posixError(errno, "cannot move \(target.path) aside (remove it; the index is rebuilt from the keyring)")
             }
             movedAside = aside
         }
-        guard rename(temporary.path, target.path) == 0 else {
-            let code = errno
-            unlink(temporary.path)
-            throw SafeFile.posixError(code, "cannot replace the shard index \(target.path)")
+        // Whole or not at all: a temporary file, synced, renamed over the index.
+        do { try PrivateFile.write(Data(text.utf8), to: target) } catch {
+            throw .backend(domain: "posix", code: 0, message: "cannot replace the shard index: \(error.description)")
         }
         loaded.withLock { $0[group] = Loaded(header: header, offset: text.utf8.count, index: index, verifiedEpoch: verifiedEpoch) }
         return movedAside

@@ -31,9 +31,7 @@ extension TokenCache {
         var order: [String] = []
         for account in snapshot.accounts.map(\.value) {
             let home = CacheKey.normalized(account.homeAccountID)
-            let state = metadata?.entry(for: account.homeAccountID).map(\.state).flatMap { $0 == .unknown ? nil : $0 }
-                ?? snapshot.legacyRecords(clientID: clientID, homeAccountID: account.homeAccountID).last?.value.state
-            switch state {
+            switch snapshot.signInState(clientID: clientID, homeAccountID: account.homeAccountID, metadata: metadata) {
             case .signedOut?: continue
             case .signedIn?: break
             default: guard withToken.contains(home) else { continue }

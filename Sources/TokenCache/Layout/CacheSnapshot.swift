@@ -75,12 +75,6 @@ struct CacheSnapshot: Sendable {
         credentials.first { $0.item.account == layout.account && $0.item.service == layout.service && $0.item.type == layout.type }
     }
 
-    /// The app metadata of `clientID` in `environment`.
-    func appMetadata(clientID: String, environment: String) -> AppMetadata? {
-        let layout = ItemLayout.appMetadata(environment: environment, clientID: clientID, familyID: nil)
-        return appMetadata.first { $0.address == layout.address }?.value
-    }
-
     /// The app metadata of `clientID` in any environment, the first found: how MSAL's account
     /// list finds the app's family (`MSALAccountsProvider appMetadataItem`).
     func anyAppMetadata(clientID: String) -> AppMetadata? {
@@ -93,12 +87,11 @@ struct CacheSnapshot: Sendable {
         accountMetadata.first { $0.item.service == clientID } ?? accountMetadata.first { CacheKey.normalized($0.item.service) == CacheKey.normalized(clientID) }
     }
 
-    /// The sign-in state `clientID` recorded for `homeAccountID`: its account metadata's entry,
-    /// else a record of the emulator's earlier layout, else nil (unknown).
-    func signInState(clientID: String, homeAccountID: String) -> SignInState? {
-        if let entry = accountMetadata(clientID: clientID)?.value.entry(for: homeAccountID), entry.state != .unknown {
-            return entry.state
-        }
+    /// The sign-in state `clientID` recorded for `homeAccountID`: its entry in `metadata` (the
+    /// client's account metadata, read on its own), else a record of the emulator's earlier
+    /// layout in this snapshot, else nil (unknown).
+    func signInState(clientID: String, homeAccountID: String, metadata: AccountMetadataItem?) -> SignInState? {
+        if let entry = metadata?.entry(for: homeAccountID), entry.state != .unknown { return entry.state }
         return legacyRecords(clientID: clientID, homeAccountID: homeAccountID).last?.value.state
     }
 

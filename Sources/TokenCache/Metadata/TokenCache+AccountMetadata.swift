@@ -15,9 +15,8 @@ extension TokenCache {
 
     /// This client's sign-in state for `homeAccountID`: its account metadata (read now), else a
     /// record of the emulator's earlier layout in `legacy`, else nil.
-    func signInState(of homeAccountID: String, legacy: CacheSnapshot? = nil) throws(TokenCacheError) -> SignInState? {
-        if let entry = try readAccountMetadata()?.value.entry(for: homeAccountID), entry.state != .unknown { return entry.state }
-        return legacy?.legacyRecords(clientID: clientID, homeAccountID: homeAccountID).last?.value.state
+    func signInState(of homeAccountID: String, legacy: CacheSnapshot = CacheSnapshot(items: [])) throws(TokenCacheError) -> SignInState? {
+        legacy.signInState(clientID: clientID, homeAccountID: homeAccountID, metadata: try readAccountMetadata()?.value)
     }
 
     /// `updateSignInStateForHomeAccountId`: reads the client's item, sets `state` for the
