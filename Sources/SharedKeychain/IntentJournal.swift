@@ -114,6 +114,71 @@ public struct IntentJournal: Sendable {
             groups: [Self.journalGroup(for: intent.group)], account: intent.id.uuidString, service: Self.service))
     }
 
+    /// Removes a finished intent and keeps, in its place, the emulator's record of the deletion:
+    /// who deleted how many items, and when. A device keeps no such record (a full wipe even
+    /// deletes MSAL's own wipe record); the emulator keeps the last ``deletionsKept`` per group
+    /// so a user can still ask who did it.
+    public func finish(_ intent: Intent, deleted: Int) throws(StorageError) {
+        let deletion = Deletion(
+            id: intent.id, time: intent.time, app: intent.app, operation: intent.operation,
+            group: intent.group, query: intent.query, deleted: deleted)
+        let journalGroup = Self.journalGroup(for: intent.group)
+        try store.add(StoredItem(
+            group: journalGroup, account: intent.id.uuidString, service: Self.deletionService,
+            label: "deletion: \(intent.app) \(intent.operation)", creator: "sharedkeychain.intent",
+            creationDate: intent.time, modificationDate: intent.time, data: try Self.encode(deletion)))
+        try finish(intent)
+        let kept = try store.items(matching: ItemQuery(groups: [journalGroup], service: Self.deletionService), limit: nil)
+        guard kept.count > Self.deletionsKept else { return }
+        for old in kept.sorted(by: { $0.creationDate < $1.creationDate }).dropLast(Self.deletionsKept) {
+            _ = try store.delete(matching: ItemQuery(groups: [journalGroup], account: old.account, service: Self.deletionService))
+        }
+    }
+
+    /// The emulator's records of finished deletions of `group`'s items, oldest first.
+    public func deletions(group: String) throws(StorageError) -> [Deletion] {
+        let items = try store.items(matching: ItemQuery(groups: [Self.journalGroup(for: group)], service: Self.deletionService), limit: nil)
+        let decoder = JSONDecoder()
+        var deletions: [Deletion] = []
+        for item in items {
+            do { deletions.append(try decoder.decode(Deletion.self, from: item.data)) } catch {
+                throw .corruptItem(location: item.primaryKey.description, reason: "not a deletion record of this tool")
+            }
+        }
+        return deletions.sorted { $0.time < $1.time }
+    }
+
+    /// The `service` of the emulator's records of finished deletions.
+    public static let deletionService = "sharedkeychain.deletion"
+    /// How many finished deletions the emulator remembers per group.
+    public static let deletionsKept = 20
+
+    /// The emulator's record of a finished deletion. Keys and counts, never item data.
+    public struct Deletion: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var id: UUID
+        public var time: Date
+        /// The bundle ID of the app that deleted.
+        public var app: String
+        /// `token wipe`, `token wipe-account`, `token remove`.
+        public var operation: String
+        public var group: String
+        /// The query, as attributes, for people.
+        public var query: String
+        /// How many items the deletion removed.
+        public var deleted: Int
+
+        /// `2026-11-25T10:00:00Z com.contoso.calendar token wipe: 9 items deleted`.
+        public var description: String {
+            "\(time.formatted(.iso8601)) \(app) \(operation): \(deleted.counted("item")) deleted"
+        }
+    }
+
+    private static func encode(_ value: some Encodable) throws(StorageError) -> Data {
+        do { return try JSONEncoder().encode(value) } catch {
+            throw .backend(domain: "IntentJournal", code: 1, message: "cannot encode a journal record: \(error)")
+        }
+    }
+
     /// Every unfinished intent about `group`, oldest first.
     private func unfinished(group: String) throws(StorageError) -> [Intent] {
         let items = try store.items(matching: ItemQuery(groups: [Self.journalGroup(for: group)], service: Self.service), limit: nil)

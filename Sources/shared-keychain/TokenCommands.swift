@@ -222,7 +222,7 @@ struct TokenWipeCommand: ReportingCommand {
 struct TokenWipeInfoCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "wipe-info",
-        abstract: "Show the wipe record: which app last wiped tokens, and when."
+        abstract: "Show who wiped tokens: MSAL's wipe record as the device has it, and the emulator's own record of deletions."
     )
 
     @OptionGroup(title: "The app") var app: AppOptions
@@ -234,23 +234,41 @@ struct TokenWipeInfoCommand: ReportingCommand {
         let cache = try tokens.tokenCache(global, app: app)
         let record = try cache.wipeInfo()
         let interrupted = try cache.interruptedDeletions()
+        let deletions = try cache.deletionHistory()
         if global.json {
-            Output.printJSON(WipeInfoJSON(record: record, interrupted: interrupted))
-        } else {
-            Output.standardOutput.write((record.map(\.description) ?? "no wipe recorded") + "\n")
-            for deletion in interrupted { Output.standardOutput.write("\(deletion)\n") }
+            Output.printJSON(WipeInfoJSON(record: record, interrupted: interrupted, deletions: deletions))
+            return
         }
+        var text = record.map { "on the device: \($0) (MSAL's wipe record, account \(WipeRecord.account))\n" }
+            ?? "on the device: no wipe record (a full wipe deletes it with everything else)\n"
+        if !deletions.isEmpty || !interrupted.isEmpty {
+            text += "\(WipeInfoJSON.EmulatorRecord.note):\n"
+            for deletion in deletions { text += "  \(deletion)\n" }
+            for deletion in interrupted { text += "  \(deletion)\n" }
+        }
+        Output.standardOutput.write(text)
     }
 }
 
 private struct WipeInfoJSON: Encodable {
+    /// MSAL's wipe record, as a device has it.
     let bundleId: String?
     let wipeTime: Date?
     /// Deletions whose process died before they finished.
     let interrupted: [IntentJournal.Interrupted]
-    init(record: WipeRecord?, interrupted: [IntentJournal.Interrupted]) {
+    /// What only the emulator knows: who deleted the group's tokens.
+    let emulatorRecord: EmulatorRecord
+
+    struct EmulatorRecord: Encodable {
+        static let note = "recorded by the emulator; a device keeps none"
+        let note = Self.note
+        let deletions: [IntentJournal.Deletion]
+    }
+
+    init(record: WipeRecord?, interrupted: [IntentJournal.Interrupted], deletions: [IntentJournal.Deletion]) {
         bundleId = record?.bundleID
         wipeTime = record?.wipeTime
         self.interrupted = interrupted
+        emulatorRecord = EmulatorRecord(deletions: deletions)
     }
 }

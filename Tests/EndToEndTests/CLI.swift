@@ -18,6 +18,10 @@ struct CLI: Sendable {
         func jsonObject() throws -> [String: Any] {
             try #require(try json() as? [String: Any], "expected a JSON object, got: \(output)")
         }
+
+        func jsonArray() throws -> [[String: Any]] {
+            try #require(try json() as? [[String: Any]], "expected a JSON array of objects, got: \(output)")
+        }
     }
 
     let stateDirectory: URL

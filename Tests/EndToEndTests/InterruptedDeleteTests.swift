@@ -107,6 +107,35 @@ struct InterruptedDeleteTests {
         #expect(try interrupted(info).isEmpty)
     }
 
+    /// Issue 21: on a device a full wipe leaves no trace of who made it; the emulator keeps its
+    /// own record of finished deletions, outside the group, and labels it as its own.
+    @Test("after a full wipe the device shows no record; the emulator's record names the app that wiped")
+    func finishedWipeIsInTheEmulatorsRecord() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let (mail, calendar) = try apps(cli)
+        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + mail).status == 0)
+        let before = try cli.run(["item", "list", "--json"] + (try apps(cli, tokens: false).mail)).jsonArray().count
+        #expect(try cli.run(["token", "wipe"] + calendar).status == 0)
+
+        let info = try cli.run(["token", "wipe-info", "--json"] + mail).jsonObject()
+        #expect(info["bundleId"] == nil || info["bundleId"] is NSNull)
+        let record = try #require(info["emulatorRecord"] as? [String: Any])
+        #expect(record["note"] as? String == "recorded by the emulator; a device keeps none")
+        let deletions = try #require(record["deletions"] as? [[String: Any]])
+        let last = try #require(deletions.last)
+        #expect(last["app"] as? String == "com.contoso.calendar")
+        #expect(last["operation"] as? String == "token wipe")
+        #expect(last["deleted"] as? Int == before)
+        // The record is not in the group: the group is empty, as on a device.
+        #expect(try cli.run(["item", "list", "--json"] + (try apps(cli, tokens: false).mail)).jsonArray().isEmpty)
+
+        let text = try cli.run(["token", "wipe-info"] + mail).output
+        #expect(text.contains("on the device: no wipe record"))
+        #expect(text.contains("recorded by the emulator; a device keeps none"))
+        #expect(text.contains("com.contoso.calendar token wipe: \(before) items deleted"))
+    }
+
     /// Issue 19: a killed `cache import` of 50,000 tokens left the group partly written. An
     /// import is all or nothing: killed half-way, the next command that opens the group's
     /// token cache puts it back as it was, and says so.

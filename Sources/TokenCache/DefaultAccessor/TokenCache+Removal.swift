@@ -153,8 +153,21 @@ extension TokenCache {
         }
         let deleted = try deletion()
         FaultPoint.reached("after-delete")
-        do { try journal.finish(intent) } catch { throw .keychain(.storage(error)) }
+        do { try journal.finish(intent, deleted: deleted) } catch { throw .keychain(.storage(error)) }
         return deleted
+    }
+
+    /// The emulator's record of the last finished deletions of this group's tokens (which app,
+    /// which operation, how many items), oldest first. A device keeps none: on iOS nothing
+    /// records which app deleted an item, and a full wipe deletes even MSAL's wipe record.
+    public func deletionHistory() throws(TokenCacheError) -> [IntentJournal.Deletion] {
+        guard keychain.app.isEntitled(to: accessGroup) else {
+            throw .keychain(.missingEntitlement(
+                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroupNames))
+        }
+        do { return try IntentJournal(store: keychain.store.journalStore).deletions(group: accessGroup) } catch {
+            throw .keychain(.storage(error))
+        }
     }
 
     /// Deletions of this group's tokens that were interrupted (the process died between its
