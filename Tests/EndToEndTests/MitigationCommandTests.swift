@@ -96,5 +96,10 @@ struct MitigationCommandTests {
         let helpText = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(helpText.contains("--what-if") && helpText.contains("\"in your apps, deployable on iOS\""))
         #expect(helpText.contains("\"emulator only: what if the keychain had it\""))
+        // The emulator's own mitigation commands say where they live too.
+        for command in ["snapshot", "restore", "audit"] {
+            let commandHelp = try cli.run([command, "--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(commandHelp.contains("Emulator only: what if the keychain had it."), "\(command) --help")
+        }
     }
 }
