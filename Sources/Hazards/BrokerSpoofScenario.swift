@@ -15,8 +15,7 @@ struct BrokerSpoofScenario {
     func run() throws -> HazardReport {
         let suite = try SimulatedSuite(store: store) { _ in .none }
         let sharedGroup = suite.group(MicrosoftApps.sharingGroup)
-        var report = HazardReport(hazard: Hazard.brokerSpoof.rawValue, mitigated: mitigated, store: store.name)
-        report.mitigations = mitigated ? ["per-app token groups", "single sign-on through the broker"] : []
+        var report = HazardReport(hazard: Hazard.brokerSpoof.rawValue, variant: mitigated ? .deployable : .unmitigated, store: store.name)
         // Unmitigated: both apps in the shared group. Mitigated: each in its own app-ID group.
         let mail = try suite.tokenApp(MicrosoftApps.mail, client: MicrosoftApps.mailClient, family: "1", ownGroup: mitigated)
         let calendar = try suite.tokenApp(MicrosoftApps.calendar, client: MicrosoftApps.calendarClient, family: "1", ownGroup: mitigated)

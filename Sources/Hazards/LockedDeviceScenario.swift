@@ -10,62 +10,117 @@ public protocol DeviceControl: Sendable {
     func setLock(_ state: DeviceLockState) throws
 }
 
-/// `locked-device`: an app whose tokens are written with Apple's default class, `whenUnlocked`
-/// (MSAL itself writes `afterFirstUnlockThisDeviceOnly`, IdentityCore `MSIDKeychainTokenCache.m`), so the
-/// background refresh an app runs while the phone is locked cannot read its refresh token and
-/// fails with errSecInteractionNotAllowed (-25308), a recurring MSAL report. Mitigated: the
-/// cache writes `afterFirstUnlock` items, readable once the device was unlocked after boot.
+/// `locked-device`, two cases.
+///
+/// 1. MSAL writes every item `afterFirstUnlockThisDeviceOnly` (IdentityCore
+///    `MSIDKeychainTokenCache.m`), so its tokens are out of reach only between a reboot and the
+///    first unlock: a background launch in that window (a silent push, a background fetch)
+///    fails with errSecInteractionNotAllowed (-25308). Once the user has unlocked, a refresh
+///    while locked succeeds.
+/// 2. Mail keeps an item of its own (its mail-server credential) with Apple's default class,
+///    `whenUnlocked`: every background read of it while the phone is locked fails, even after
+///    the first unlock.
+///
+/// Deployable: on errSecInteractionNotAllowed the app defers its background work until
+/// protected data is available (not a sign-out), and writes its own items `afterFirstUnlock`.
 struct LockedDeviceScenario {
     let store: any ItemStore
-    let mitigated: Bool
+    let variant: HazardVariant
     let device: any DeviceControl
-    static let refreshes = 3
+    static let rebooted = DeviceLockState(locked: true, unlockedSinceBoot: false)
+    static let lockedAfterFirstUnlock = DeviceLockState(locked: true, unlockedSinceBoot: true)
+    static let ownAccount = "imap.contoso.com"
+    static let ownService = "com.contoso.mail.server-credential"
 
     func run() throws -> HazardReport {
         let suite = try SimulatedSuite(store: store) { _ in .none }
         let group = suite.group(MicrosoftApps.sharingGroup)
+        let deployable = variant == .deployable
+        let mail = try suite.tokenApp(MicrosoftApps.mail, client: MicrosoftApps.mailClient, family: "1")
+        let ownGroup = mail.app.keychain.app.appIDGroup.rawValue
         defer {
             try? device.setLock(.unlocked)
-            suite.cleanUp([group])
+            suite.cleanUp([group, ownGroup])
         }
-        var report = HazardReport(hazard: Hazard.lockedDevice.rawValue, mitigated: mitigated, store: store.name)
-        report.groups = [group]
-        let accessibility: Accessibility = mitigated ? .afterFirstUnlock : .whenUnlocked
-        report.mitigations = mitigated ? ["tokens written afterFirstUnlock"] : []
-        let mail = try suite.tokenApp(MicrosoftApps.mail, client: MicrosoftApps.mailClient, family: "1", accessibility: accessibility)
+        var report = HazardReport(hazard: Hazard.lockedDevice.rawValue, variant: variant, store: store.name)
+        report.groups = [group, ownGroup]
         try mail.cache.signIn(username: MicrosoftApps.user)
-        report.step("\(MicrosoftApps.mail) signs in \(MicrosoftApps.user); its tokens are written \(accessibility.rawValue)")
+        let ownClass: Accessibility = deployable ? .afterFirstUnlock : .whenUnlocked
+        try mail.app.keychain.add(NewItem(
+            account: Self.ownAccount, service: Self.ownService, group: ownGroup, data: Data("server-credential".utf8), accessibility: ownClass))
+        report.step("\(MicrosoftApps.mail) signs in \(MicrosoftApps.user): MSAL writes its tokens afterFirstUnlockThisDeviceOnly; Mail adds its own server credential \(ownClass.rawValue)")
 
-        try device.setLock(DeviceLockState(locked: true, unlockedSinceBoot: true))
-        report.step("the user locks the phone (unlocked since boot)")
-        var failed = 0
-        for round in 1...Self.refreshes {
-            suite.clock.advance(by: 3600)
-            do {
-                let result = try mail.cache.acquireTokenSilent(account: MicrosoftApps.user, scopes: TokenCache.defaultScopes, forceRefresh: true)
-                report.step("\(MicrosoftApps.mail) background refresh \(round) while locked: ok (\(result.source))")
-            } catch {
-                // One plain catch: `catch where` here crashes the Swift 6.3 compiler.
-                guard error.status == .interactionNotAllowed else { throw error }
-                failed += 1
-                report.step("\(MicrosoftApps.mail) background refresh \(round) while locked: \(error.status.name) (\(error.status.rawValue))")
+        // Case 1: a background launch after a reboot, before the first unlock.
+        try device.setLock(Self.rebooted)
+        report.step("case 1: the phone reboots; the user has not unlocked it yet")
+        suite.clock.advance(by: 3600)
+        var failedBeforeFirstUnlock = 0
+        var deferred = 0
+        if let status = try refresh(mail.cache) {
+            report.step("a silent push launches \(MicrosoftApps.mail) in the background; its refresh: \(status.name) (\(status.rawValue))")
+            if deployable {
+                deferred += 1
+                report.step("\(MicrosoftApps.mail) takes errSecInteractionNotAllowed for 'not yet', not for 'signed out': it defers the refresh until protected data becomes available")
+            } else {
+                failedBeforeFirstUnlock += 1
+                report.step("\(MicrosoftApps.mail) gives up: the background work is lost (an app that takes the error for a sign-out asks the user to sign in again)")
             }
+        } else {
+            report.step("a silent push launches \(MicrosoftApps.mail) in the background; its refresh: ok")
         }
         try device.setLock(.unlocked)
-        let after = try mail.cache.acquireTokenSilent(account: MicrosoftApps.user, scopes: TokenCache.defaultScopes)
-        report.step("the user unlocks the phone; \(MicrosoftApps.mail) acquires silently: ok (\(after.source))")
-
-        report.record("background refreshes", Self.refreshes)
-        report.record("failed while locked", failed)
-        if failed > 0 {
-            report.losses.append(AppLoss(app: MicrosoftApps.mail, lost: failed, unit: "background refreshes", causedBy: ["the device lock"]))
+        report.step("the user unlocks the phone for the first time since the reboot")
+        if deferred > 0 {
+            let status = try refresh(mail.cache)
+            report.step("\(MicrosoftApps.mail)'s deferred refresh: \(status.map { "\($0.name) (\($0.rawValue))" } ?? "ok")")
+            if status != nil { failedBeforeFirstUnlock += 1 }
         }
+
+        // Case 2: locked again, after the first unlock.
+        try device.setLock(Self.lockedAfterFirstUnlock)
+        report.step("case 2: the user locks the phone (it was unlocked since boot)")
+        suite.clock.advance(by: 3600)
+        let lockedRefresh = try refresh(mail.cache)
+        report.step("\(MicrosoftApps.mail) background refresh while locked: \(lockedRefresh.map { "\($0.name) (\($0.rawValue))" } ?? "ok: MSAL's class is readable after the first unlock")")
+        var failedOwnReads = 0
+        do {
+            _ = try mail.app.keychain.first(KeychainQuery(group: ownGroup, account: Self.ownAccount, service: Self.ownService))
+            report.step("\(MicrosoftApps.mail) reads its own server credential (\(ownClass.rawValue)) while locked: ok")
+        } catch {
+            guard error.status == .interactionNotAllowed else { throw error }
+            failedOwnReads += 1
+            report.step("\(MicrosoftApps.mail) reads its own server credential (\(ownClass.rawValue)) while locked: \(error.status.name) (\(error.status.rawValue)); its background mail fetch fails")
+        }
+        try device.setLock(.unlocked)
+
+        report.record("background launches before the first unlock", 1)
+        report.record("failed before the first unlock", failedBeforeFirstUnlock)
+        report.record("deferred until the first unlock", deferred)
+        report.record("refreshes while locked after the first unlock failed", lockedRefresh == nil ? 0 : 1)
+        report.record("own whenUnlocked reads while locked failed", failedOwnReads)
+        report.emulator("nothing beyond the device's view: the lock state and each item's class (kSecAttrAccessible, returned by SecItemCopyMatching) are visible on a device too")
+        let failed = failedBeforeFirstUnlock + failedOwnReads
         report.verdict = failed == 0
-            ? "every background refresh while locked succeeded: the tokens are afterFirstUnlock"
-            : "\(failed) of \(Self.refreshes) background refreshes failed with errSecInteractionNotAllowed: whenUnlocked tokens are out of reach while the phone is locked"
-        if mitigated {
-            report.limits = ["afterFirstUnlock items are readable by anything on the device that can run after its first unlock: the tokens are less protected at rest while the phone is locked, and still unreachable after a reboot until the first unlock"]
+            ? "no background work was lost: the refresh before the first unlock waited for it, and Mail's own items are afterFirstUnlock"
+            : "\(failedBeforeFirstUnlock) background launch before the first unlock failed with errSecInteractionNotAllowed (MSAL's class), and \(failedOwnReads) read of Mail's own whenUnlocked item failed while locked after the first unlock"
+        if deployable {
+            report.limits = [
+                "nothing reads MSAL's tokens between a reboot and the first unlock: background work in that window can only wait",
+                "afterFirstUnlock items are readable by anything on the device that runs after the first unlock: less protection at rest while the phone is locked",
+            ]
         }
         return report
+    }
+
+    /// A forced background refresh: nil when it worked, the status when the lock stopped it.
+    private func refresh(_ cache: TokenCache) throws -> KeychainStatus? {
+        do {
+            _ = try cache.acquireTokenSilent(account: MicrosoftApps.user, scopes: TokenCache.defaultScopes, forceRefresh: true)
+            return nil
+        } catch {
+            // One plain catch: `catch where` here crashes the Swift 6.3 compiler.
+            guard error.status == .interactionNotAllowed else { throw error }
+            return error.status
+        }
     }
 }

@@ -26,9 +26,8 @@ struct LostUpdateScenario {
         let suite = try SimulatedSuite(store: store) { _ in .none }
         let group = suite.group("com.contoso.counters")
         defer { suite.cleanUp([group]) }
-        var report = HazardReport(hazard: Hazard.lostUpdate.rawValue, mitigated: mitigated, store: store.name)
+        var report = HazardReport(hazard: Hazard.lostUpdate.rawValue, variant: mitigated ? .whatIf : .unmitigated, store: store.name)
         report.groups = [group]
-        report.mitigations = mitigated ? ["compare-and-swap"] : []
         let apps = try [MicrosoftApps.mail, MicrosoftApps.calendar].map { try suite.app($0, groups: ["com.contoso.counters"]) }
         let accounts = apps.map { _ in Self.counterAccount }
         for (app, account) in zip(apps, accounts) where (try? app.keychain.first(KeychainQuery(group: group, account: account))) == nil {

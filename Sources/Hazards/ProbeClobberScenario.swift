@@ -28,9 +28,8 @@ struct ProbeClobberScenario {
         let suite = try SimulatedSuite(store: store) { _ in .none }
         let group = suite.group("com.contoso.selftest")
         defer { suite.cleanUp([group]) }
-        var report = HazardReport(hazard: Hazard.probeClobber.rawValue, mitigated: mitigated, store: store.name)
+        var report = HazardReport(hazard: Hazard.probeClobber.rawValue, variant: mitigated ? .deployable : .unmitigated, store: store.name)
         report.groups = [group]
-        report.mitigations = mitigated ? ["per-app-items"] : []
         let apps = try (1...Self.apps).map { try suite.app("com.contoso.app\($0)", groups: ["com.contoso.selftest"]) }
         report.step("\(Self.apps) apps start at once and self-test on \(mitigated ? "a probe item of their own" : "the fixed probe '\(Self.probeAccount)'"): write, read back, delete")
 

@@ -26,26 +26,44 @@ final class SimulatedSuite: Sendable {
     func group(_ identifier: String) -> String { "\(team.rawValue).\(identifier)" }
 
     /// An app entitled to `groups` (identifiers without the team prefix), in that order.
-    func app(_ bundleID: String, groups: [String]) throws -> SimulatedApp {
+    func app(_ bundleID: String, groups: [String], store: (any ItemStore)? = nil) throws -> SimulatedApp {
         let access = try groups.map { try AccessGroup(teamID: team, identifier: $0) }
         let identity = try AppIdentity(bundleID: bundleID, teamID: team, keychainAccessGroups: access)
-        let view = MitigatedStore(base: store, app: bundleID, policy: policy, now: clock.function)
+        let view = MitigatedStore(base: store ?? self.store, app: bundleID, policy: policy, now: clock.function)
         return SimulatedApp(keychain: Keychain(app: identity, store: view, now: clock.function), view: view)
     }
 
-    /// An MSAL app of the shared cache group `com.microsoft.adalcache`.
-    /// - Parameter ownGroup: keep the tokens in the app's own app-ID group instead.
+    /// An MSAL app of the shared cache group `com.microsoft.adalcache`, its items of MSAL's class
+    /// unless `accessibility` says otherwise.
+    /// - Parameters:
+    ///   - ownGroup: keep the tokens in the app's own app-ID group instead.
+    ///   - singleFRT: the app's `sfrt_v2` flight is on (single-FRT mode for the whole group).
+    ///   - store: the store under the app, when not the suite's (a wrapper that interleaves).
     func tokenApp(
-        _ bundleID: String, client: String, family: String?, accessibility: Accessibility = .whenUnlocked, ownGroup: Bool = false
+        _ bundleID: String, client: String, family: String?, accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
+        ownGroup: Bool = false, singleFRT: Bool = false, store: (any ItemStore)? = nil
     ) throws -> (app: SimulatedApp, cache: TokenCache) {
-        let app = try app(bundleID, groups: [TokenCacheConfiguration.defaultSharingGroup])
-        let cache = try TokenCache(
-            keychain: app.keychain,
-            configuration: TokenCacheConfiguration(
-                clientID: client, keychainSharingGroup: ownGroup ? "\(team.rawValue).\(bundleID)" : TokenCacheConfiguration.defaultSharingGroup,
-                familyID: family, accessibility: accessibility),
-            now: clock.function)
+        let app = try app(bundleID, groups: [TokenCacheConfiguration.defaultSharingGroup], store: store)
+        var configuration = TokenCacheConfiguration(
+            clientID: client, keychainSharingGroup: ownGroup ? "\(team.rawValue).\(bundleID)" : TokenCacheConfiguration.defaultSharingGroup,
+            familyID: family, accessibility: accessibility)
+        if singleFRT { configuration.singleFRTFlight = .on }
+        let cache = try TokenCache(keychain: app.keychain, configuration: configuration, now: clock.function)
         return (app, cache)
+    }
+
+    /// `app` signs `user` in through `broker` with its own redirect URI; whether the broker prompted.
+    func brokerSignIn(_ app: (app: SimulatedApp, cache: TokenCache), broker: BrokerService, user: String) throws -> Bool {
+        let request = try app.cache.brokerRequest(loginHint: user, scopes: TokenCache.defaultScopes, redirectURI: "msauth.\(app.app.bundleID)://auth")
+        let answer = try broker.handle(request.url, caller: app.app.bundleID)
+        _ = try app.cache.acceptBrokerResponse(answer.url, to: request)
+        return answer.prompted
+    }
+
+    /// The groups a per-app-group run leaves: each app's token group and app-ID group (broker
+    /// keys), and the broker's group.
+    func perAppGroups(_ apps: [(app: SimulatedApp, cache: TokenCache)], broker: BrokerService) -> [String] {
+        Array(Set(apps.flatMap { [$0.cache.accessGroup, $0.app.keychain.app.appIDGroup.rawValue] } + [broker.cache.accessGroup])).sorted()
     }
 
     /// Every item of `group` (a full group name), straight from the store.

@@ -120,3 +120,28 @@ public enum PolicyError: Error, Sendable, Equatable, StatusReporting, CustomStri
     /// The message.
     public var description: String { message }
 }
+
+/// Where a mitigation lives: in the apps a team ships (deployable on iOS today), or in the
+/// keychain itself, which iOS does not offer (the emulator shows what it would change).
+public enum MitigationScope: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+    /// Something the suite's own apps can do on iOS as it ships.
+    case deployable
+    /// A keychain feature iOS lacks; only the emulator has it.
+    case whatIf = "what-if"
+
+    /// The label printed beside the mitigation.
+    public var label: String {
+        switch self {
+        case .deployable: "in your apps, deployable on iOS"
+        case .whatIf: "emulator only: what if the keychain had it"
+        }
+    }
+
+    /// The raw value (`what-if`).
+    public var description: String { rawValue }
+}
+
+extension Mitigation {
+    /// Guarded delete and the audit journal are features of the emulator's keychain, not of iOS.
+    public var scope: MitigationScope { .whatIf }
+}

@@ -8,10 +8,15 @@ struct HazardCommand: ParsableCommand {
         commandName: "hazard",
         abstract: "Run the built-in hazard scenarios of a shared keychain group, with and without mitigations.",
         discussion: """
-            Each hazard runs in this process with simulated apps of a made-up team sharing the
-            store --keyring names (the private keyring by default, or memory), once as Keychain
-            Services behaves and once with mitigations, and reports what each app lost and who
-            caused it. The run's items are deleted afterwards. No token is ever printed.
+            Each hazard runs in this process with simulated apps of a made-up team sharing the \
+            store --keyring names (the private keyring by default, or memory): as Keychain \
+            Services and MSAL ship, then with the fix a team can deploy in its own apps ("in \
+            your apps, deployable on iOS"), and with --what-if also with keychain features only \
+            this emulator has ("emulator only: what if the keychain had it"). Each report says \
+            what a device shows (error codes, account lists, items in the group) apart from what \
+            only the emulator shows (which app created or deleted what, the audit journal), which \
+            a device never records. The run's items are deleted afterwards. No token is ever \
+            printed.
             """,
         subcommands: [HazardListCommand.self, HazardRunCommand.self]
     )
@@ -26,40 +31,53 @@ extension Hazard: ExpressibleByArgument {
 struct HazardListCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the built-in hazards and their mitigations."
+        abstract: "List the built-in hazards and their mitigations, each labelled with where it lives."
     )
 
     private struct Entry: Encodable {
         let name: String
         let summary: String
-        let mitigation: String
+        let mitigations: [HazardMitigation]
     }
 
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        let entries = Hazard.allCases.map { Entry(name: $0.rawValue, summary: $0.summary, mitigation: $0.mitigation) }
+        let entries = Hazard.allCases.map { Entry(name: $0.rawValue, summary: $0.summary, mitigations: $0.mitigations) }
         if global.json {
             Output.printJSON(entries)
             return
         }
         for entry in entries {
-            Output.standardOutput.write("\(entry.name)\n  hazard:     \(entry.summary)\n  mitigation: \(entry.mitigation)\n")
+            Output.standardOutput.write("\(entry.name)\n  hazard:     \(entry.summary)\n")
+            for mitigation in entry.mitigations {
+                Output.standardOutput.write("  mitigation: \(mitigation.name) [\(mitigation.label)]\n")
+            }
         }
-        Output.standardOutput.write("run one with: shared-keychain hazard run NAME [--mitigated | --unmitigated] [--keyring memory]\n")
+        Output.standardOutput.write("run one with: shared-keychain hazard run NAME [--what-if] [--mitigated | --unmitigated] [--keyring memory]\n")
     }
 }
 
 struct HazardRunCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run one hazard: unmitigated and mitigated side by side, or only one of them. Exits 0 whatever the hazard did: the report is the result. Names: \(Hazard.allCases.map(\.rawValue).joined(separator: ", "))."
+        abstract: "Run one hazard: as iOS ships, then with the fix your apps can deploy; --what-if adds the emulator-only mitigations. Exits 0 whatever the hazard did: the report is the result. Names: \(Hazard.allCases.map(\.rawValue).joined(separator: ", ")).",
+        discussion: """
+            Every mitigation is printed with where it lives: "in your apps, deployable on iOS", \
+            or "emulator only: what if the keychain had it" (guarded delete, the keychain-side \
+            audit journal, snapshot and restore, compare-and-swap). Each report has two parts: \
+            what a device shows, and what only the emulator shows ("recorded by the emulator; \
+            a device keeps none").
+            """
     )
 
     @Argument(help: ArgumentHelp("The hazard: \(Hazard.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "name"))
     var hazard: Hazard
 
-    @Flag(help: "Run only the mitigated scenario.")
+    @Flag(help: "Also run the emulator-only mitigations (guarded delete, audit, snapshot, compare-and-swap): what if the keychain had them.")
+    var whatIf = false
+
+    @Flag(help: "Run only the mitigated scenarios (the deployable fix; with --what-if also the emulator-only one).")
     var mitigated = false
 
     @Flag(help: "Run only the unmitigated scenario.")
@@ -69,57 +87,80 @@ struct HazardRunCommand: ReportingCommand {
 
     func validate() throws {
         if mitigated, unmitigated { throw ValidationError("give --mitigated or --unmitigated, not both (neither runs both)") }
+        if unmitigated, whatIf { throw ValidationError("--what-if adds mitigated runs; it cannot go with --unmitigated") }
+        if mitigated, hazard.variants(whatIf: whatIf).count < 2 {
+            throw ValidationError("\(hazard) has no deployable mitigation; its emulator-only one runs with --what-if")
+        }
     }
 
     func execute() throws {
+        let variants = hazard.variants(whatIf: whatIf).filter { variant in
+            mitigated ? variant != .unmitigated : !unmitigated || variant == .unmitigated
+        }
         let store = try KeychainSession(global).store
         // A hazard that locks the device leaves it as it found it.
         let device = StateDirectoryDevice(global: global)
         let before = try Device(stateDirectory: global.stateDirectoryURL).lockState()
         defer { if hazard.needsDevice { try? device.setLock(before) } }
-        if mitigated || unmitigated {
-            let report = try hazard.run(mitigated: mitigated, on: store, device: device)
-            if global.json {
-                Output.printJSON(report)
-            } else {
-                Output.standardOutput.write(HazardReportText.header(hazard, store: report.store) + "\n" + HazardReportText.body(report))
-            }
+        let comparison = HazardComparison(hazard: hazard, runs: try variants.map { try hazard.run($0, on: store, device: device) })
+        if global.json {
+            if comparison.runs.count == 1, let report = comparison.runs.first { Output.printJSON(report) } else { Output.printJSON(comparison) }
             return
         }
-        let comparison = try hazard.compare(on: store, device: device)
-        if global.json {
-            Output.printJSON(comparison)
+        var text: String
+        if comparison.runs.count == 1, let only = comparison.runs.first {
+            text = HazardReportText.header(hazard, store: only.store) + "\n" + HazardReportText.body(only)
         } else {
-            Output.standardOutput.write(HazardReportText.comparison(comparison))
+            text = HazardReportText.comparison(comparison)
         }
+        if !whatIf, !unmitigated, !hazard.mitigations(.whatIf).isEmpty {
+            text += "\n--what-if adds: \(hazard.mitigations(.whatIf).map(\.name).joined(separator: "; ")) [\(MitigationScope.whatIf.label)]\n"
+        }
+        Output.standardOutput.write(text)
     }
 }
 
-/// Hazard reports as text: steps, losses, numbers, audit trail, limits; side by side for a
-/// comparison. Reports hold no secrets, so neither does this.
+/// Hazard reports as text: what a device shows, then what only the emulator shows (losses by
+/// provenance, audit trail), the result and the limits; side by side for several runs. Reports
+/// hold no secrets, so neither does this.
 enum HazardReportText {
     static func header(_ hazard: Hazard, store: String) -> String {
         "hazard \(hazard.rawValue): \(hazard.summary)\nstore: \(store)\n"
     }
 
+    static func title(_ variant: HazardVariant) -> String {
+        switch variant {
+        case .unmitigated: "UNMITIGATED (Keychain Services and MSAL as they ship)"
+        case .deployable: "DEPLOYABLE FIX"
+        case .whatIf: "WHAT-IF"
+        }
+    }
+
     static func body(_ report: HazardReport) -> String {
-        var text = report.mitigated
-            ? "MITIGATED (\(report.mitigations.joined(separator: ", ")))\n"
-            : "UNMITIGATED (Keychain Services as Apple ships it)\n"
+        var text = title(report.variant) + "\n"
+        for mitigation in report.mitigations {
+            text += "  mitigation: \(mitigation.name) [\(mitigation.label)]\n"
+        }
         text += "  group\(report.groups.count == 1 ? "" : "s"): \(report.groups.joined(separator: ", "))\n"
-        for (index, step) in report.steps.enumerated() {
-            text += "  \(index + 1). \(step)\n"
+        text += "  what a device shows:\n"
+        for (index, step) in report.deviceView.enumerated() {
+            text += "    \(index + 1). \(step)\n"
         }
-        if report.losses.isEmpty {
-            text += "  lost: nothing\n"
+        let emulator = report.emulatorView
+        text += "  what only the emulator shows (\(emulator.label)):\n"
+        for line in emulator.lines {
+            text += "    - \(line)\n"
+        }
+        if emulator.losses.isEmpty {
+            text += "    lost (by the emulator's provenance): nothing\n"
         } else {
-            text += "  lost:\n"
-            let rows = report.losses.map { [$0.app, "\($0.lost) \($0.lost == 1 && $0.unit.hasSuffix("s") ? String($0.unit.dropLast()) : $0.unit)", $0.causedBy.joined(separator: ", ")] }
-            text += indent(Table(header: ["APP", "LOST", "CAUSED BY"], rows: rows).rendered, by: 4)
+            text += "    lost (by the emulator's provenance):\n"
+            let rows = emulator.losses.map { [$0.app, "\($0.lost) \($0.lost == 1 && $0.unit.hasSuffix("s") ? String($0.unit.dropLast()) : $0.unit)", $0.causedBy.joined(separator: ", ")] }
+            text += indent(Table(header: ["APP", "LOST", "CAUSED BY"], rows: rows).rendered, by: 6)
         }
-        if !report.audit.isEmpty {
-            text += "  audit journal:\n"
-            for entry in report.audit { text += "    \(entry)\n" }
+        if !emulator.audit.isEmpty {
+            text += "    audit journal:\n"
+            for entry in emulator.audit { text += "      \(entry)\n" }
         }
         text += "  result: \(report.verdict)\n"
         if !report.limits.isEmpty {
@@ -130,16 +171,23 @@ enum HazardReportText {
     }
 
     static func comparison(_ comparison: HazardComparison) -> String {
-        var text = header(comparison.hazard, store: comparison.unmitigated.store) + "\n"
-        text += body(comparison.unmitigated) + "\n" + body(comparison.mitigated) + "\n"
+        var text = header(comparison.hazard, store: comparison.runs.first?.store ?? "") + "\n"
+        text += comparison.runs.map(body).joined(separator: "\n") + "\n"
         var names: [String] = []
-        for metric in comparison.unmitigated.metrics + comparison.mitigated.metrics where !names.contains(metric.name) {
+        for metric in comparison.runs.flatMap(\.metrics) where !names.contains(metric.name) {
             names.append(metric.name)
         }
         let rows = names.map { name in
-            [name, comparison.unmitigated.metric(name).map(String.init) ?? "-", comparison.mitigated.metric(name).map(String.init) ?? "-"]
+            [name] + comparison.runs.map { $0.metric(name).map(String.init) ?? "-" }
         }
-        text += "SIDE BY SIDE\n" + indent(Table(header: ["", "UNMITIGATED", "MITIGATED"], rows: rows).rendered, by: 2)
+        let columns = comparison.runs.map { report in
+            switch report.variant {
+            case .unmitigated: "UNMITIGATED"
+            case .deployable: "DEPLOYABLE"
+            case .whatIf: "WHAT-IF"
+            }
+        }
+        text += "SIDE BY SIDE\n" + indent(Table(header: [""] + columns, rows: rows).rendered, by: 2)
         return text
     }
 

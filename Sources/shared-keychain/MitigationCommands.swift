@@ -7,7 +7,7 @@ import SharedKeychain
 struct SnapshotCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "snapshot",
-        abstract: "Save every item of a group, data included, to a JSON file (mode 0600), to restore after a wipe.",
+        abstract: "Save every item of a group, data included, to a JSON file (mode 0600), to restore after a wipe. Emulator only: what if the keychain had it.",
         discussion: "The file holds the secrets; nothing of them is printed. Bring it back with `restore --input FILE`. Run it as an app (--app, only its own groups) or as the device owner (--admin); the group's audit journal records who took it."
     )
 
@@ -52,7 +52,7 @@ struct SnapshotSummary: Encodable {
 struct RestoreCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
-        abstract: "Put back the items of a snapshot that are missing from its group.",
+        abstract: "Put back the items of a snapshot that are missing from its group. Emulator only: what if the keychain had it.",
         discussion: "Items present under the same primary key (account, service, group) are newer than the snapshot and are left as they are. Run it as an app (--app, only its own groups) or as the device owner (--admin): the restored items' creator is whoever restores them, never what the file says, and the group's audit journal records the restore."
     )
 
@@ -82,7 +82,7 @@ struct RestoreCommand: ReportingCommand {
 struct AuditCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
-        abstract: "Show the audit journal of a group: every delete (refused ones too) and restore, with app, query, item count and time.",
+        abstract: "Show the audit journal of a group: every delete (refused ones too) and restore, with app, query, item count and time. Emulator only: what if the keychain had it.",
         discussion: "Groups opt into delete journaling with the audit mitigation of a policy (--policy, or policy.json in the state directory); snapshots, restores and audit reads are journaled always. Run it as an app (--app, only its own groups) or as the device owner (--admin). Never shows item data."
     )
 

@@ -39,14 +39,67 @@ struct MitigationCommandTests {
         #expect(try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent"] + mail).status == 0)
     }
 
-    @Test func wipeAllHazardShowsLossAndItsMitigation() throws {
+    /// By default: unmitigated and the deployable fix, each mitigation labelled, each report in
+    /// two parts; the emulator-only run is offered, not run.
+    @Test func wipeAllHazardShowsTheDevicesViewTheEmulatorsAndTheDeployableFix() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
         let run = try cli.run(["hazard", "run", "wipe-all"])
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.output.contains("com.contoso.mail lost 7 items to com.contoso.calendar's wipe"))
-        #expect(run.output.contains("SIDE BY SIDE"))
+        let output = run.output
+        #expect(output.contains("UNMITIGATED (Keychain Services and MSAL as they ship)"))
+        #expect(output.contains("DEPLOYABLE FIX\n  mitigation: per-app access groups, single sign-on through the broker [in your apps, deployable on iOS]"))
+        #expect(!output.contains("WHAT-IF") && !output.contains("guarded delete refused"))
+        #expect(output.contains("--what-if adds: guarded delete"))
+        #expect(output.components(separatedBy: "  what a device shows:\n").count == 3)
+        #expect(output.components(separatedBy: "  what only the emulator shows (recorded by the emulator; a device keeps none):\n").count == 3)
+        #expect(output.contains("the group is empty") && output.contains("nothing on the device says which app wiped the group"))
+        #expect(output.range(of: #"com\.contoso\.mail lost \d+ items to com\.contoso\.calendar's wipe"#, options: .regularExpression) != nil)
+        #expect(output.contains("SIDE BY SIDE") && output.contains("UNMITIGATED  DEPLOYABLE\n"))
+
+        let whatIf = try cli.run(["hazard", "run", "wipe-all", "--what-if", "--mitigated", "--json"])
+        #expect(whatIf.status == 0, "\(whatIf.standardError)")
+        let comparison = try whatIf.jsonObject()
+        let runs = try #require(comparison["runs"] as? [[String: Any]])
+        #expect(runs.map { $0["variant"] as? String } == ["deployable", "what-if"])
+        let labels = runs.last.flatMap { $0["mitigations"] as? [[String: Any]] }?.compactMap { $0["label"] as? String }
+        #expect(labels?.isEmpty == false && labels?.allSatisfy { $0 == "emulator only: what if the keychain had it" } == true)
+        #expect((runs.last?["emulatorView"] as? [String: Any])?["audit"] as? [Any] != nil)
+
         let unknown = try cli.run(["hazard", "run", "no-such-hazard"])
         #expect(unknown.status != 0)
+    }
+
+    /// A hazard whose only mitigation is the emulator's runs it with --what-if, and says so
+    /// without it; contradicting flags are refused before anything runs.
+    @Test func hazardRunRefusesWhatItCannotRunAndListLabelsEveryMitigation() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let plain = try cli.run(["hazard", "run", "lost-update", "--keyring", "memory"])
+        #expect(plain.status == 0, "\(plain.standardError)")
+        #expect(plain.output.contains("UNMITIGATED") && !plain.output.contains("SIDE BY SIDE"))
+        #expect(plain.output.contains("--what-if adds: compare-and-swap"))
+        let mitigatedOnly = try cli.run(["hazard", "run", "lost-update", "--mitigated", "--keyring", "memory"])
+        #expect(mitigatedOnly.status != 0)
+        #expect(mitigatedOnly.standardError.contains("lost-update has no deployable mitigation; its emulator-only one runs with --what-if"))
+        let contradiction = try cli.run(["hazard", "run", "wipe-all", "--unmitigated", "--what-if", "--keyring", "memory"])
+        #expect(contradiction.status != 0)
+        #expect(contradiction.standardError.contains("--what-if adds mitigated runs"))
+
+        let list = try cli.run(["hazard", "list"])
+        #expect(list.status == 0)
+        #expect(list.output.contains("account-metadata-race\n"))
+        #expect(list.output.contains("mitigation: guarded delete (only the creator or a privileged app deletes) [emulator only: what if the keychain had it]"))
+        #expect(list.output.contains("mitigation: a retry on the account-metadata race"))
+        let help = try cli.run(["hazard", "run", "--help"])
+        // Help text is wrapped to the terminal: compare it with its words joined by single spaces.
+        let helpText = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(helpText.contains("--what-if") && helpText.contains("\"in your apps, deployable on iOS\""))
+        #expect(helpText.contains("\"emulator only: what if the keychain had it\""))
+        // The emulator's own mitigation commands say where they live too.
+        for command in ["snapshot", "restore", "audit"] {
+            let commandHelp = try cli.run([command, "--help"]).output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(commandHelp.contains("Emulator only: what if the keychain had it."), "\(command) --help")
+        }
     }
 }

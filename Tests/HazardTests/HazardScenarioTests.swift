@@ -11,69 +11,125 @@ import Testing
 @Suite("Hazard scenarios")
 struct HazardScenarioTests {
     @Test(arguments: Backend.memoryAndKeyring)
-    func wipeAllBreaksTheSignedInAppUnlessGuarded(_ backend: Backend) throws {
+    func wipeAllLeavesAnEmptyGroupAndNoClueOnTheDevice(_ backend: Backend) throws {
         let store = try backend.makeStore()
-        let open = try Hazard.wipeAll.run(mitigated: false, on: store)
-        #expect(open.losses == [AppLoss(app: "com.contoso.mail", lost: 7, causedBy: ["com.contoso.calendar"])])
+        let open = try Hazard.wipeAll.run(.unmitigated, on: store)
+        let wiped = try #require(open.metric("items deleted by com.contoso.calendar"))
+        #expect(wiped > 0)
+        // The device's view: the group is empty, no wipe record, Mail's refreshes need interaction.
+        #expect(open.metric("items left in the group") == 0)
+        #expect(open.metric("wipe records in the group") == 0)
         #expect(open.metric("failed refreshes") == 3)
-        #expect(open.metric("items deleted by com.contoso.calendar") == 7)
-        #expect(open.steps.contains { $0.contains("interaction_required") })
-        // The device's view: no wipe record (clearCacheForAllAccountsWithContext deletes it too);
-        // the emulator's own record names Calendar.
-        #expect(open.steps.contains { $0.contains("finds no wipe record: on a device a full wipe leaves no trace") && $0.contains("com.contoso.calendar deleted 7 items") })
-        #expect(!open.steps.contains { $0.contains("last wiped by") })
+        #expect(open.deviceView.filter { $0.contains("interaction_required") }.count == 3)
+        #expect(open.deviceView.contains { $0.contains("the group is empty") && $0.contains("no wipe record") })
+        #expect(open.deviceView.contains { $0.contains("nothing on the device says which app wiped the group") })
+        // No line of the device's view rests on provenance, nor names a wipe record's app.
+        #expect(!open.deviceView.contains { $0.contains("created by") || $0.contains("last wiped by") })
+        // The emulator's view names Calendar, labelled as its own record.
+        #expect(open.emulatorView.label == "recorded by the emulator; a device keeps none")
+        #expect(open.emulatorView.lines.contains { $0.contains("com.contoso.calendar deleted \(wiped) items, created by com.contoso.mail \(wiped)") })
+        #expect(open.losses == [AppLoss(app: "com.contoso.mail", lost: wiped, causedBy: ["com.contoso.calendar"])])
         #expect(open.audit.isEmpty)
 
-        let guarded = try Hazard.wipeAll.run(mitigated: true, on: store)
+        // Deployable: per-app groups and the broker; Calendar's sign-out reaches only its group.
+        let fixed = try Hazard.wipeAll.run(.deployable, on: store)
+        #expect(fixed.mitigations.allSatisfy { $0.scope == .deployable && $0.label == "in your apps, deployable on iOS" })
+        #expect(fixed.groups.count == 2 && !fixed.groups.contains { $0.hasSuffix(".com.microsoft.adalcache") })
+        #expect(fixed.metric("failed refreshes") == 0)
+        #expect(fixed.losses.isEmpty)
+        #expect(fixed.deviceView.contains { $0.contains("removeAccount") })
+
+        let guarded = try Hazard.wipeAll.run(.whatIf, on: store)
+        #expect(guarded.mitigations.allSatisfy { $0.scope == .whatIf && $0.label == "emulator only: what if the keychain had it" })
         #expect(guarded.losses.isEmpty)
         #expect(guarded.metric("failed refreshes") == 0)
         #expect(guarded.metric("refused deletes") == 1)
-        #expect(guarded.steps.contains { $0.contains("errSecMissingEntitlement") && $0.contains("refused com.contoso.calendar deleting 7 of 7 items") })
+        #expect(guarded.deviceView.contains { $0.contains("errSecMissingEntitlement") && $0.contains("refused com.contoso.calendar deleting \(wiped) of \(wiped) items") })
         // The privileged wipe goes through; the snapshot brings back what it took.
-        #expect(guarded.metric("items deleted by the privileged wipe") == 7)
+        #expect(guarded.metric("items deleted by the privileged wipe") == wiped)
         #expect(guarded.metric("failed refreshes after the privileged wipe") == 3)
-        #expect(guarded.metric("items restored from the snapshot") == 7)
+        #expect(guarded.metric("items restored from the snapshot") == wiped)
         #expect(guarded.metric("failed refreshes after the restore") == 0)
+        #expect(guarded.emulatorView.lines.contains { $0.hasPrefix("snapshot restored") })
         let calendarEntries = guarded.audit.filter { $0.app == "com.contoso.calendar" }
         #expect(calendarEntries.map(\.outcome) == [.refused])
-        #expect(calendarEntries.first?.itemCount == 7)
-        #expect(calendarEntries.first?.creators == ["com.contoso.mail": 7])
-        #expect(guarded.audit.contains { $0.app == "com.microsoft.azureauthenticator" && $0.outcome == .deleted && $0.itemCount == 7 })
-        // Nothing of the run is left in the store.
-        let leftovers = try store.items(matching: ItemQuery(groups: guarded.groups + guarded.groups.map(AuditJournal.journalGroup(for:))), limit: nil)
+        #expect(calendarEntries.first?.itemCount == wiped)
+        #expect(calendarEntries.first?.creators == ["com.contoso.mail": wiped])
+        #expect(guarded.audit.contains { $0.app == "com.microsoft.azureauthenticator" && $0.outcome == .deleted && $0.itemCount == wiped })
+        // Nothing of the runs is left in the store.
+        let groups = open.groups + fixed.groups + guarded.groups
+        let leftovers = try store.items(matching: ItemQuery(groups: groups + groups.map(AuditJournal.journalGroup(for:))), limit: nil)
         #expect(leftovers.isEmpty)
     }
 
-    @Test func removeAccountFamilyIsPreventedForTheLastWriterOnly() throws {
-        let store = InMemoryStore()
-        let open = try Hazard.removeAccountFamily.run(mitigated: false, on: store)
-        #expect(open.metric("failed silent acquires") == 2)
-        // Calendar deleted the family token Mail had created, and its own three credentials;
-        // Mail then deleted bob's four.
-        #expect(Set(open.losses) == [
-            AppLoss(app: "com.contoso.mail", lost: 1, causedBy: ["com.contoso.calendar"]),
-            AppLoss(app: "com.contoso.calendar", lost: 3, causedBy: ["com.contoso.calendar"]),
-            AppLoss(app: "com.contoso.mail", lost: 4, causedBy: ["com.contoso.mail"]),
-        ])
+    @Test(arguments: Backend.memoryAndKeyring)
+    func removeAccountFamilyTakesTheSiblingsAccountInBothModesUnlessGroupsArePerApp(_ backend: Backend) throws {
+        let store = try backend.makeStore()
+        let open = try Hazard.removeAccountFamily.run(.unmitigated, on: store)
+        #expect(open.metric("silent acquires by com.contoso.teams") == 4)
+        #expect(open.metric("failed silent acquires") == 4)
+        // One team per mode; the account lists as MSAL computes them, in each mode.
+        #expect(open.groups.count == 2)
+        for mode in ["classic mode", "single-FRT mode"] {
+            #expect(open.deviceView.contains { $0.hasPrefix("\(mode), case 1") })
+        }
+        #expect(open.deviceView.contains { $0.contains("single-FRT mode") && $0.contains("type 2008") })
+        // Teams listed alice through the family token before, and no account after, in both modes;
+        // Mail, whose own refresh token stays, still lists her.
+        #expect(open.deviceView.filter { $0 == "com.contoso.teams lists alice@contoso.com; it never signed in itself" }.count == 2)
+        #expect(open.deviceView.filter { $0 == "after the removal com.contoso.teams lists no account; com.contoso.mail lists alice@contoso.com" }.count == 2)
+        // The emulator knows Mail created the family token; the device knows only its last writer.
+        #expect(open.emulatorView.lines.filter { $0.contains("created by com.contoso.mail") && $0.contains("last writer, com.contoso.calendar") }.count == 2)
+        #expect(open.losses.contains { $0.app == "com.contoso.mail" && $0.causedBy == ["com.contoso.calendar"] })
 
-        let guarded = try Hazard.removeAccountFamily.run(mitigated: true, on: store)
+        let fixed = try Hazard.removeAccountFamily.run(.deployable, on: store)
+        #expect(fixed.metric("failed silent acquires") == 0)
+        #expect(fixed.losses.isEmpty)
+        #expect(fixed.deviceView.contains { $0.hasPrefix("after the removal com.contoso.teams lists alice@contoso.com") && $0.hasSuffix("com.contoso.calendar lists no account") })
+
+        let guarded = try Hazard.removeAccountFamily.run(.whatIf, on: store)
         // Calendar is refused the family token it did not create; Mail, its creator, is not.
-        #expect(guarded.metric("failed silent acquires") == 1)
-        #expect(guarded.metric("refused removes") == 1)
-        #expect(guarded.steps.contains { $0.contains("chat.read' for alice@contoso.com silently: ok (family_refresh_token)") })
-        #expect(guarded.steps.contains { $0.contains("for bob@contoso.com silently: interaction_required") })
+        #expect(guarded.metric("failed silent acquires") == 2)
+        #expect(guarded.metric("refused removes") == 2)
+        #expect(guarded.deviceView.contains { $0.contains("chat.read' for alice@contoso.com silently: ok (family_refresh_token)") })
+        #expect(guarded.deviceView.contains { $0.contains("for bob@contoso.com silently: interaction_required") })
         #expect(guarded.audit.contains { $0.app == "com.contoso.calendar" && $0.outcome == .refused })
         #expect(!guarded.limits.isEmpty)
     }
 
-    @Test func ungroupedDeleteEmptiesEveryGroupUnlessGuarded() throws {
+    @Test(arguments: Backend.memoryAndKeyring)
+    func theAccountMetadataRaceBringsARemovedAccountBackUntilTheAppChecksAgain(_ backend: Backend) throws {
+        let store = try backend.makeStore()
+        let open = try Hazard.accountMetadataRace.run(.unmitigated, on: store)
+        // The device's view: Calendar removed alice and listed no account, then lists her again.
+        #expect(open.deviceView.contains { $0.contains("com.contoso.calendar removes alice@contoso.com at the same moment") && $0.hasSuffix("it lists no account") })
+        #expect(open.deviceView.contains { $0.hasPrefix("com.contoso.calendar lists alice@contoso.com, bob@contoso.com") && $0.contains("is back") })
+        #expect(open.metric("removed accounts listed again") == 1)
+        // Only the emulator knows whose write undid Calendar's signed_out.
+        #expect(open.emulatorView.lines.contains { $0.contains("type 5001") && $0.contains("before com.contoso.calendar wrote signed_out") })
+        #expect(open.losses == [AppLoss(app: "com.contoso.calendar", lost: 1, unit: "sign-in states", causedBy: ["com.contoso.mail"])])
+        #expect(!open.deviceView.contains { $0.contains("type 5001") })
+
+        let fixed = try Hazard.accountMetadataRace.run(.deployable, on: store)
+        #expect(fixed.metric("removed accounts listed again") == 1)
+        #expect(fixed.metric("removed accounts listed after the retry") == 0)
+        #expect(fixed.deviceView.last?.hasSuffix("it lists bob@contoso.com") == true)
+        #expect(throws: HazardError.self) { try Hazard.accountMetadataRace.run(.whatIf, on: store) }
+    }
+
+    @Test func ungroupedDeleteEmptiesEveryGroupUnlessScopedOrGuarded() throws {
         let store = InMemoryStore()
-        let open = try Hazard.ungroupedDelete.run(mitigated: false, on: store)
+        let open = try Hazard.ungroupedDelete.run(.unmitigated, on: store)
         // Mail's 3 items and Calendar's 2 in the shared groups; Calendar's app ID group is out of reach.
         #expect(open.metric("items deleted by com.contoso.mail") == 5)
         #expect(open.losses.contains(AppLoss(app: "com.contoso.calendar", lost: 2, causedBy: ["com.contoso.mail"])))
+        #expect(open.deviceView.contains { $0.contains("com.contoso.calendar reads its settings in the shared groups: 0 of 2 found") })
 
-        let guarded = try Hazard.ungroupedDelete.run(mitigated: true, on: store)
+        let scoped = try Hazard.ungroupedDelete.run(.deployable, on: store)
+        #expect(scoped.metric("items of com.contoso.calendar lost") == 0)
+        #expect(scoped.deviceView.contains { $0.contains("reads its settings in the shared groups: 2 of 2 found") })
+
+        let guarded = try Hazard.ungroupedDelete.run(.whatIf, on: store)
         #expect(guarded.metric("items of com.contoso.calendar lost") == 0)
         #expect(guarded.metric("refused deletes") == 1)
         // Only Mail's own app ID group item, deleted by a scoped delete afterwards.
@@ -83,24 +139,26 @@ struct HazardScenarioTests {
 
     @Test func probeClobberFailsSelfTestsUnlessProbesArePerApp() throws {
         let store = InMemoryStore()
-        let open = try Hazard.probeClobber.run(mitigated: false, on: store)
+        let open = try Hazard.probeClobber.run(.unmitigated, on: store)
         #expect((open.metric("failed self-tests") ?? 0) > 0)
         #expect(open.losses.allSatisfy { $0.unit == "probes" && !$0.causedBy.isEmpty })
-        let guarded = try Hazard.probeClobber.run(mitigated: true, on: store)
+        let guarded = try Hazard.probeClobber.run(.deployable, on: store)
         #expect(guarded.metric("failed self-tests") == 0)
         #expect(guarded.losses.isEmpty)
     }
 
     @Test func lostUpdateLosesIncrementsUnlessWritesAreCompareAndSwap() throws {
         let store = InMemoryStore()
-        let open = try Hazard.lostUpdate.run(mitigated: false, on: store)
+        let open = try Hazard.lostUpdate.run(.unmitigated, on: store)
         #expect(open.metric("expected count") == 40)
         #expect((open.metric("lost updates") ?? 0) > 0)
         #expect(open.losses.allSatisfy { $0.unit == "updates" })
-        let guarded = try Hazard.lostUpdate.run(mitigated: true, on: store)
+        // Compare-and-swap is the emulator's: there is no deployable run.
+        #expect(throws: HazardError.self) { try Hazard.lostUpdate.run(.deployable, on: store) }
+        let guarded = try Hazard.lostUpdate.run(.whatIf, on: store)
         #expect(guarded.metric("final count") == 40)
         #expect(guarded.metric("lost updates") == 0)
-        #expect(guarded.mitigations == ["compare-and-swap"])
+        #expect(guarded.mitigations.map(\.scope) == [.whatIf])
         #expect(guarded.metric("retried writes") != nil)
     }
 
@@ -144,35 +202,43 @@ struct HazardScenarioTests {
     }
 
     @Test(arguments: Backend.memoryAndKeyring)
-    func everyHazardComparesWithoutPrintingSecrets(_ backend: Backend) throws {
+    func everyHazardRunsEachVariantWithBothViewsAndWithoutPrintingSecrets(_ backend: Backend) throws {
         let device = TestDevice()
         let store = try device.store(backend)
         for hazard in Hazard.allCases {
-            let comparison = try hazard.compare(on: store, device: device)
-            #expect(!comparison.unmitigated.mitigated)
-            #expect(comparison.mitigated.mitigated)
-            #expect(!comparison.unmitigated.verdict.isEmpty && !comparison.mitigated.verdict.isEmpty)
-            #expect(!comparison.unmitigated.losses.isEmpty, "\(hazard) lost nothing unmitigated")
+            let comparison = try hazard.compare(on: store, device: device, whatIf: true)
+            #expect(comparison.runs.map(\.variant) == hazard.variants(whatIf: true))
+            #expect(comparison.runs.first?.variant == .unmitigated)
+            #expect(comparison.runs.count >= 2, "\(hazard) has no mitigated run")
+            for report in comparison.runs {
+                #expect(report.hazard == hazard.rawValue)
+                #expect(report.mitigations.allSatisfy { $0.scope == report.variant.scope && $0.label == $0.scope.label })
+                #expect(report.mitigated == !report.mitigations.isEmpty)
+                #expect(!report.deviceView.isEmpty && !report.verdict.isEmpty)
+                #expect(report.emulatorView.label == EmulatorView.label)
+            }
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             let json = String(decoding: try encoder.encode(comparison), as: UTF8.self)
             #expect(!json.contains("emulated-access-token.") && !json.contains("emulated-refresh-token."))
             // The run's items and journals are gone.
-            let groups = comparison.unmitigated.groups + comparison.mitigated.groups
+            let groups = comparison.runs.flatMap(\.groups)
             let left = try store.items(matching: ItemQuery(groups: groups + groups.map(AuditJournal.journalGroup(for:))), limit: nil)
             #expect(left.isEmpty, "\(hazard) left \(left.count) items")
         }
-        #expect(try Hazard.probeClobber.run(mitigated: true, on: store).metric("failed self-tests") == 0)
-        #expect(try Hazard.lostUpdate.run(mitigated: true, on: store).metric("lost updates") == 0)
+        #expect(try Hazard.probeClobber.run(.deployable, on: store).metric("failed self-tests") == 0)
+        #expect(try Hazard.lostUpdate.run(.whatIf, on: store).metric("lost updates") == 0)
     }
 }
 
-/// A device whose lock lives in memory: stores made with ``provider`` obey it.
+/// A device whose lock lives in memory: stores made with ``provider`` obey it. It keeps every
+/// state it was put in, so a test can see the reboot a hazard made.
 final class TestDevice: DeviceControl {
-    private let state = Mutex(DeviceLockState.unlocked)
-    var provider: DeviceLockProvider { { [self] in state.withLock { $0 } } }
-    func setLock(_ new: DeviceLockState) { state.withLock { $0 = new } }
-    var current: DeviceLockState { state.withLock { $0 } }
+    private let state = Mutex((current: DeviceLockState.unlocked, history: [DeviceLockState]()))
+    var provider: DeviceLockProvider { { [self] in state.withLock { $0.current } } }
+    func setLock(_ new: DeviceLockState) { state.withLock { $0.current = new; $0.history.append(new) } }
+    var current: DeviceLockState { state.withLock { $0.current } }
+    var history: [DeviceLockState] { state.withLock { $0.history } }
 
     /// A store on `backend` that obeys this device.
     func store(_ backend: Backend) throws -> any ItemStore {
@@ -189,19 +255,27 @@ final class TestDevice: DeviceControl {
 @Suite("Hazard: locked device")
 struct LockedDeviceHazardTests {
     @Test(arguments: Backend.memoryAndKeyring)
-    func backgroundRefreshWhileLockedFailsUnlessTokensAreAfterFirstUnlock(_ backend: Backend) throws {
+    func aBackgroundLaunchBeforeTheFirstUnlockAndOwnWhenUnlockedItemsFail(_ backend: Backend) throws {
         let device = TestDevice()
         let store = try device.store(backend)
-        let open = try Hazard.lockedDevice.run(mitigated: false, on: store, device: device)
-        #expect(open.losses == [AppLoss(app: "com.contoso.mail", lost: 3, unit: "background refreshes", causedBy: ["the device lock"])])
-        #expect(open.metric("failed while locked") == 3)
-        #expect(open.steps.contains { $0.contains("errSecInteractionNotAllowed (-25308)") })
+        let open = try Hazard.lockedDevice.run(.unmitigated, on: store, device: device)
+        // Case 1 ran in the reboot window: locked, not unlocked since boot.
+        #expect(device.history.contains(DeviceLockState(locked: true, unlockedSinceBoot: false)))
+        #expect(device.history.contains(DeviceLockState(locked: true, unlockedSinceBoot: true)))
+        #expect(open.metric("failed before the first unlock") == 1)
+        // MSAL's class is readable while locked once the phone was unlocked since boot.
+        #expect(open.metric("refreshes while locked after the first unlock failed") == 0)
+        // The app's own whenUnlocked item is not.
+        #expect(open.metric("own whenUnlocked reads while locked failed") == 1)
+        #expect(open.deviceView.filter { $0.contains("errSecInteractionNotAllowed (-25308)") }.count == 2)
         #expect(device.current == .unlocked)
 
-        let mitigated = try Hazard.lockedDevice.run(mitigated: true, on: store, device: device)
-        #expect(mitigated.losses.isEmpty)
-        #expect(mitigated.metric("failed while locked") == 0)
-        #expect(throws: HazardError.self) { try Hazard.lockedDevice.run(mitigated: false, on: store) }
+        let fixed = try Hazard.lockedDevice.run(.deployable, on: store, device: device)
+        #expect(fixed.metric("failed before the first unlock") == 0)
+        #expect(fixed.metric("deferred until the first unlock") == 1)
+        #expect(fixed.metric("own whenUnlocked reads while locked failed") == 0)
+        #expect(fixed.deviceView.contains { $0 == "com.contoso.mail's deferred refresh: ok" })
+        #expect(throws: HazardError.self) { try Hazard.lockedDevice.run(.unmitigated, on: store) }
     }
 }
 
@@ -210,14 +284,14 @@ struct BrokerSpoofHazardTests {
     @Test(arguments: Backend.memoryAndKeyring)
     func theBrokerRefusesSpoofingButTheSharedGroupNeedsNone(_ backend: Backend) throws {
         let store = try backend.makeStore()
-        let open = try Hazard.brokerSpoof.run(mitigated: false, on: store)
-        #expect(open.steps.contains { $0.contains("refused, errSecAuthFailed") && $0.contains("belongs to com.contoso.mail") })
-        #expect(open.steps.contains { $0.contains("from its cache: ok (family_refresh_token), no broker, no check") })
+        let open = try Hazard.brokerSpoof.run(.unmitigated, on: store)
+        #expect(open.deviceView.contains { $0.contains("refused, errSecAuthFailed") && $0.contains("belongs to com.contoso.mail") })
+        #expect(open.deviceView.contains { $0.contains("from its cache: ok (family_refresh_token), no broker, no check") })
         #expect(open.losses == [AppLoss(app: "com.contoso.mail", lost: 1, unit: "signed-in accounts", causedBy: ["com.contoso.calendar"])])
 
-        let mitigated = try Hazard.brokerSpoof.run(mitigated: true, on: store)
+        let mitigated = try Hazard.brokerSpoof.run(.deployable, on: store)
         #expect(mitigated.losses.isEmpty)
         #expect(mitigated.metric("tokens taken without the broker's check") == 0)
-        #expect(mitigated.steps.contains { $0.contains("single sign-on without a prompt, checked by the broker") })
+        #expect(mitigated.deviceView.contains { $0.contains("single sign-on without a prompt, checked by the broker") })
     }
 }
