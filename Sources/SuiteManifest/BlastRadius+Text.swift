@@ -1,7 +1,7 @@
 extension BlastRadius {
     /// The report for a terminal: the matrix (rows: the app making the call, columns: the app
-    /// whose sign-in goes, by number; cells: the calls' letters), the legend, then per attacker
-    /// which calls reach which apps and why.
+    /// whose sign-in goes, by number; cells: the calls' letters), the legend, then per call why
+    /// it reaches a sign-in and which app it lets reach which others.
     public var text: String {
         let title = suiteName.map { "\($0) in \(manifest)" } ?? manifest
         var lines = ["blast radius of suite \(title): \(apps.count.counted("app"))", ""]
@@ -46,30 +46,37 @@ extension BlastRadius {
         return lines
     }
 
-    /// Per attacker, each call with the apps it reaches, grouped when the reason is the same.
+    /// Per call, each reason it reaches a sign-in, with the apps it lets reach which others:
+    /// `W wipeCacheForAllAccounts: <why>` over `  Contoso Mail -> Contoso Calendar, Contoso Notes`.
     private var howLines: [String] {
         var lines: [String] = []
-        for attacker in apps {
-            let own = cells.filter { $0.attacker == attacker.bundleID }
-            guard !own.isEmpty else { continue }
-            lines.append("\(attacker.label) can destroy:")
-            for call in DestructiveCall.allCases {
-                // Victims in manifest order, grouped by the reason the call reaches them.
-                var groups: [(reason: String, victims: [String])] = []
-                for cell in own {
-                    guard let way = cell.ways.first(where: { $0.call == call }) else { continue }
-                    let victim = apps.first { $0.bundleID == cell.victim }?.label ?? cell.victim
-                    if let index = groups.firstIndex(where: { $0.reason == way.reason }) {
-                        groups[index].victims.append(victim)
-                    } else {
-                        groups.append((way.reason, [victim]))
-                    }
+        for call in DestructiveCall.allCases {
+            // Reasons in order of first appearance; attackers and victims in manifest order.
+            var reasons: [(reason: String, reach: [(attacker: String, victims: [String])])] = []
+            for cell in cells {
+                guard let way = cell.ways.first(where: { $0.call == call }) else { continue }
+                let victim = label(of: cell.victim)
+                let index = reasons.firstIndex { $0.reason == way.reason } ?? {
+                    reasons.append((way.reason, []))
+                    return reasons.count - 1
+                }()
+                if let last = reasons[index].reach.last, last.attacker == cell.attacker {
+                    reasons[index].reach[reasons[index].reach.count - 1].victims.append(victim)
+                } else {
+                    reasons[index].reach.append((cell.attacker, [victim]))
                 }
-                for group in groups {
-                    lines.append("  \(call.code) \(call.api) -> \(group.victims.joined(separator: ", ")): \(group.reason)")
+            }
+            for (reason, reach) in reasons {
+                lines.append("\(call.code) \(call.api): \(reason)")
+                for (attacker, victims) in reach {
+                    lines.append("    \(label(of: attacker)) -> \(victims.joined(separator: ", "))")
                 }
             }
         }
         return lines
+    }
+
+    private func label(of bundleID: String) -> String {
+        apps.first { $0.bundleID == bundleID }?.label ?? bundleID
     }
 }

@@ -119,8 +119,8 @@ struct SuiteBlastRadiusCommand: ReportingCommand {
             family); nothing runs. The table's rows are the apps making a call, its columns (by \
             number) the apps whose sign-in goes; a cell holds the letters of the calls, - for none. \
             An app's own sign-in (the diagonal, "self") is not counted: removing it is what the \
-            calls are for. Below the table, each app's calls are listed with the apps they reach \
-            and why. A suite whose apps keep their caches in per-app groups and sign in through \
+            calls are for. Below the table and its legend, each call is listed with why it reaches \
+            a sign-in and which app it lets reach which others. A suite whose apps keep their caches in per-app groups and sign in through \
             the broker shows an empty matrix.
 
             Calls:

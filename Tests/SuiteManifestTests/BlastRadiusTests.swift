@@ -146,7 +146,7 @@ struct BlastRadiusTests {
         for call in DestructiveCall.allCases {
             #expect(lines.contains { $0.hasPrefix("  \(call.code)  \(call.api): ") })
         }
-        #expect(radius.text.contains("com.contoso.mail can destroy:"))
+        #expect(radius.text.contains("\n    com.contoso.mail -> com.contoso.calendar, com.contoso.notes\n"))
         #expect(lines.last { !$0.isEmpty } == "6 of 6 pairs exposed, 30 ways")
     }
 
