@@ -54,6 +54,7 @@ public struct BlastRadius: Sendable, Hashable {
 
     /// One call, the group it destroys the victim's sign-in in, and why the manifest allows it.
     public struct Way: Sendable, Hashable {
+        /// The call the attacker makes (or, for the race, the saves it makes at once).
         public let call: DestructiveCall
         /// The victim's cache group, as stored in `kSecAttrAccessGroup`.
         public let group: String
