@@ -10,9 +10,10 @@ struct SuiteCommand: ParsableCommand {
             A suite manifest (YAML or JSON, or a directory holding suite.yaml) declares each app: \
             bundle ID, team, client ID, redirect URI, keychain sharing group, broker use, and its \
             entitlements and Info.plist (paths to real plists, or inline). `suite init` writes an \
-            example; `suite check` applies the rules for cross-app sign-in to it.
+            example; `suite check` applies the rules for cross-app sign-in to it; `suite blast-radius` \
+            shows which app can destroy which other app's sign-in, and by which call.
             """,
-        subcommands: [SuiteInitCommand.self, SuiteCheckCommand.self]
+        subcommands: [SuiteInitCommand.self, SuiteCheckCommand.self, SuiteBlastRadiusCommand.self]
     )
 }
 
@@ -106,5 +107,59 @@ struct SuiteCheckCommand: ReportingCommand {
             Output.standardOutput.write(report.text)
         }
         if let failure = SuiteCheckFailure(report, strict: strict) { throw failure }
+    }
+}
+
+struct SuiteBlastRadiusCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "blast-radius",
+        abstract: "Show which app of a suite can destroy which other app's sign-in, and by which call.",
+        discussion: """
+            Computed from the manifest alone (each app's cache group, entitlements, client ID and \
+            family); nothing runs. The table's rows are the apps making a call, its columns (by \
+            number) the apps whose sign-in goes; a cell holds the letters of the calls, - for none. \
+            An app's own sign-in (the diagonal, "self") is not counted: removing it is what the \
+            calls are for. Below the table and its legend, each call is listed with why it reaches \
+            a sign-in and which app it lets reach which others. A suite whose apps keep their caches in per-app groups and sign in through \
+            the broker shows an empty matrix.
+
+            Calls:
+            \(DestructiveCall.allCases.map { "  \($0.code) \($0.rawValue) (\($0.api)): \($0.summary)" }.joined(separator: "\n"))
+
+            --json prints one object: {manifest, suite, apps: [{app, name, keychain_group, \
+            client_id, family_id, signs_in}], calls: [{call, code, api, summary}], cells: \
+            [{attacker, victim, ways: [{call, group, reason}]}], summary: {apps, pairs, \
+            exposed_pairs, ways}, empty}; cells lists only the pairs with a way, attacker and \
+            victim by bundle ID. --output FILE.svg also writes the matrix as an SVG (mode 0600), \
+            each cell naming its calls, with a legend.
+
+            Exit status: 0 when the report is printed, whatever it shows; 10 (errSecParam) when \
+            the manifest cannot be read or is invalid, or --output names something other than a \
+            regular file (then nothing is written).
+            """
+    )
+
+    @Option(name: .customLong("suite"), help: ArgumentHelp(
+        "The manifest: a YAML or JSON file, or a directory holding suite.yaml.", valueName: "path"))
+    var suitePath = "suite"
+
+    @Option(help: ArgumentHelp("Also write the matrix as an SVG to this file (mode 0600, replaced if it exists).", valueName: "file.svg"))
+    var output: String?
+
+    @OptionGroup(title: "Output") var global: BasicOptions
+
+    func checkInputs() throws {
+        if let output { try Output.checkOutputPath(output, option: "--output") }
+    }
+
+    func execute() throws {
+        let radius = try BlastRadius(SuiteManifest.load(from: URL(fileURLWithPath: suitePath)))
+        if let output { try Output.writeFile(Data(radius.svg.utf8), to: output, option: "--output") }
+        if global.json {
+            Output.printJSON(radius)
+        } else {
+            Output.standardOutput.write(radius.text)
+        }
+        if let output { Output.standardError.write("wrote the matrix to \(output) (SVG)\n") }
     }
 }

@@ -1,0 +1,116 @@
+import Foundation
+
+extension BlastRadius {
+    /// The matrix as a standalone SVG document: apps by apps (rows: the app making the call,
+    /// columns: the app whose sign-in goes), each cell naming its calls and shaded by how many
+    /// there are, the diagonal greyed out, and a legend of the calls below.
+    public var svg: String {
+        let layout = SVGLayout(appCount: apps.count, longestLabel: apps.map { $0.label.count }.max() ?? 0)
+        let rowHeight = layout.rowHeight(maxCalls: cells.map(\.ways.count).max() ?? 0)
+        let gridBottom = layout.gridTop + Double(apps.count) * rowHeight
+        let legendLines = DestructiveCall.allCases.flatMap { call in
+            wrapped("\(call.code)  \(call.api): \(call.summary)", width: layout.legendCharacters)
+                .enumerated().map { ($0 == 0 ? "" : "      ") + $1 }
+        }
+        let height = gridBottom + 70 + Double(legendLines.count) * 16 + 20
+        let title = "Blast radius: " + (suiteName ?? manifest)
+        let subtitle = isEmpty
+            ? "no app can destroy another app's sign-in"
+            : "\(cells.count) of \(pairCount.counted("pair")) exposed: the row's app can destroy the column's app's sign-in by the calls named"
+
+        var out = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(layout.width))" height="\(Int(height))" \
+            viewBox="0 0 \(Int(layout.width)) \(Int(height))" font-family="sans-serif" font-size="12">
+            <title>\(escape(title))</title>
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="20" y="28" font-size="16" font-weight="bold">\(escape(title))</text>
+            <text x="20" y="48" fill="#444">\(escape(subtitle))</text>
+            <text x="\(layout.gridLeft + Double(apps.count) * layout.columnWidth / 2)" y="\(layout.gridTop - 46)" \
+            text-anchor="middle" font-weight="bold">victim (sign-in destroyed)</text>
+            <text x="20" y="\(layout.gridTop - 12)" font-weight="bold">attacker (makes the call)</text>
+
+            """
+        for (index, app) in apps.enumerated() {
+            let x = layout.gridLeft + Double(index) * layout.columnWidth + layout.columnWidth / 2
+            out += "<text x=\"\(x)\" y=\"\(layout.gridTop - 26)\" text-anchor=\"middle\">\(escape(app.label))</text>\n"
+            out += "<text x=\"\(x)\" y=\"\(layout.gridTop - 10)\" text-anchor=\"middle\" font-size=\"10\" fill=\"#666\">\(escape(app.bundleID))</text>\n"
+            let y = layout.gridTop + Double(index) * rowHeight
+            out += "<text x=\"20\" y=\"\(y + 20)\">\(escape(app.label))</text>\n"
+            out += "<text x=\"20\" y=\"\(y + 34)\" font-size=\"10\" fill=\"#666\">\(escape(app.bundleID))</text>\n"
+        }
+        for (row, attacker) in apps.enumerated() {
+            for (column, victim) in apps.enumerated() {
+                let x = layout.gridLeft + Double(column) * layout.columnWidth
+                let y = layout.gridTop + Double(row) * rowHeight
+                out += cell(attacker: attacker, victim: victim, x: x, y: y, width: layout.columnWidth, height: rowHeight)
+            }
+        }
+        out += "<text x=\"20\" y=\"\(gridBottom + 36)\" font-weight=\"bold\">Calls</text>\n"
+        for (index, line) in legendLines.enumerated() {
+            out += "<text x=\"20\" y=\"\(gridBottom + 56 + Double(index) * 16)\" xml:space=\"preserve\">\(escape(line))</text>\n"
+        }
+        out += "</svg>\n"
+        return out
+    }
+
+    private func cell(attacker: App, victim: App, x: Double, y: Double, width: Double, height: Double) -> String {
+        let frame = "x=\"\(x)\" y=\"\(y)\" width=\"\(width)\" height=\"\(height)\" stroke=\"#999\""
+        let center = x + width / 2
+        guard attacker.bundleID != victim.bundleID else {
+            return """
+                <g class="self"><rect \(frame) fill="#e6e6e6"/>\
+                <text x="\(center)" y="\(y + 22)" text-anchor="middle" fill="#777">self (not counted)</text></g>
+
+                """
+        }
+        let calls = ways(attacker: attacker.bundleID, victim: victim.bundleID).map(\.call)
+        // Shade by how many ways there are: none, some, most.
+        let fill = calls.isEmpty ? "#eef7ee" : calls.count < 3 ? "#fde9c9" : "#f7c6c0"
+        var out = "<g class=\"cell\" data-attacker=\"\(escape(attacker.bundleID))\" data-victim=\"\(escape(victim.bundleID))\"><rect \(frame) fill=\"\(fill)\"/>"
+        if calls.isEmpty {
+            out += "<text x=\"\(center)\" y=\"\(y + 22)\" text-anchor=\"middle\" fill=\"#4a7f4a\">none</text>"
+        }
+        for (index, call) in calls.enumerated() {
+            out += "<text x=\"\(x + 10)\" y=\"\(y + 20 + Double(index) * 16)\" data-call=\"\(call.rawValue)\">\(call.code)  \(escape(call.api))</text>"
+        }
+        return out + "</g>\n"
+    }
+
+    /// `text` in lines of at most `width` characters, broken at spaces.
+    private func wrapped(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    private func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
+
+/// Where the SVG matrix's parts go, from the number of apps and the longest label.
+private struct SVGLayout {
+    let appCount: Int
+    let longestLabel: Int
+
+    /// Wide enough for `3  ungrouped SecItemDelete` and for the column's label.
+    var columnWidth: Double { max(190, Double(min(longestLabel, 40)) * 7 + 20) }
+    var gridLeft: Double { 20 + max(180, Double(min(longestLabel, 40)) * 7 + 20) }
+    let gridTop = 120.0
+    var width: Double { max(gridLeft + Double(appCount) * columnWidth + 20, 820) }
+    /// The legend's line length, for the width at about 6.5 pixels a character.
+    var legendCharacters: Int { Int((width - 40) / 6.5) }
+
+    /// Room for every call of the fullest cell, and for the row's two label lines.
+    func rowHeight(maxCalls: Int) -> Double { max(44, 12 + Double(maxCalls) * 16) }
+}

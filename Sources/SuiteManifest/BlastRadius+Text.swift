@@ -1,0 +1,82 @@
+extension BlastRadius {
+    /// The report for a terminal: the matrix (rows: the app making the call, columns: the app
+    /// whose sign-in goes, by number; cells: the calls' letters), the legend, then per call why
+    /// it reaches a sign-in and which app it lets reach which others.
+    public var text: String {
+        let title = suiteName.map { "\($0) in \(manifest)" } ?? manifest
+        var lines = ["blast radius of suite \(title): \(apps.count.counted("app"))", ""]
+        lines += matrixLines
+        lines.append("")
+        lines.append("cells: the calls by which the row's app can destroy the column's app's sign-in; - none; self: not counted")
+        for call in DestructiveCall.allCases {
+            lines.append("  \(call.code)  \(call.api): \(call.summary)")
+        }
+        lines.append("")
+        if isEmpty {
+            lines.append("no app can destroy another app's sign-in: none reaches a group where another keeps it")
+        } else {
+            lines += howLines
+        }
+        for app in apps where !app.signsIn {
+            lines.append("note: \(app.label) is not entitled to its cache group \(app.keychainGroup), so it has no sign-in to lose (suite check: keychain-group-entitled)")
+        }
+        lines += ["", "\(cells.count) of \(pairCount.counted("pair")) exposed, \(wayCount.counted("way"))"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `1  Contoso Mail (com.contoso.mail)   self  WARDM  WARDM`, under a header of numbers.
+    private var matrixLines: [String] {
+        let rowLabels = apps.enumerated().map { index, app in "\(index + 1)  \(app.displayName)" }
+        let labelWidth = max(rowLabels.map(\.count).max() ?? 0, "attacker".count)
+        let cellTexts = apps.map { attacker in
+            apps.map { victim -> String in
+                if attacker.bundleID == victim.bundleID { return "self" }
+                let calls = ways(attacker: attacker.bundleID, victim: victim.bundleID).map(\.call.code)
+                return calls.isEmpty ? "-" : calls.joined()
+            }
+        }
+        let columnWidth = max(cellTexts.joined().map(\.count).max() ?? 0, String(apps.count).count, "self".count)
+        func row(_ label: String, _ cells: [String]) -> String {
+            let padded = cells.map { $0.padding(toLength: columnWidth, withPad: " ", startingAt: 0) }
+            let line = label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + "  " + padded.joined(separator: "  ")
+            return String(line.reversed().drop { $0 == " " }.reversed())
+        }
+        var lines = [String(repeating: " ", count: labelWidth + 2) + "victim", row("attacker", apps.indices.map { String($0 + 1) })]
+        for (label, cells) in zip(rowLabels, cellTexts) { lines.append(row(label, cells)) }
+        return lines
+    }
+
+    /// Per call, each reason it reaches a sign-in, with the apps it lets reach which others:
+    /// `W wipeCacheForAllAccounts: <why>` over `  Contoso Mail -> Contoso Calendar, Contoso Notes`.
+    private var howLines: [String] {
+        var lines: [String] = []
+        for call in DestructiveCall.allCases {
+            // Reasons in order of first appearance; attackers and victims in manifest order.
+            var reasons: [(reason: String, reach: [(attacker: String, victims: [String])])] = []
+            for cell in cells {
+                guard let way = cell.ways.first(where: { $0.call == call }) else { continue }
+                let victim = label(of: cell.victim)
+                let index = reasons.firstIndex { $0.reason == way.reason } ?? {
+                    reasons.append((way.reason, []))
+                    return reasons.count - 1
+                }()
+                if let last = reasons[index].reach.last, last.attacker == cell.attacker {
+                    reasons[index].reach[reasons[index].reach.count - 1].victims.append(victim)
+                } else {
+                    reasons[index].reach.append((cell.attacker, [victim]))
+                }
+            }
+            for (reason, reach) in reasons {
+                lines.append("\(call.code) \(call.api): \(reason)")
+                for (attacker, victims) in reach {
+                    lines.append("    \(label(of: attacker)) -> \(victims.joined(separator: ", "))")
+                }
+            }
+        }
+        return lines
+    }
+
+    private func label(of bundleID: String) -> String {
+        apps.first { $0.bundleID == bundleID }?.label ?? bundleID
+    }
+}
