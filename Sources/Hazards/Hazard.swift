@@ -208,8 +208,9 @@ public struct AppLoss: Sendable, Hashable, Codable {
         self.causedBy = causedBy
     }
 
-    /// Per creator, the items of `before` missing from `after` (by primary key), all blamed on
-    /// `causedBy`; apps that lost nothing are left out.
+    /// Per app that added them (the emulator's provenance: a device keeps none), the items of
+    /// `before` missing from `after` (by primary key), all blamed on `causedBy`; apps that lost
+    /// nothing are left out.
     static func losses(before: [StoredItem], after: [StoredItem], causedBy: String) -> [AppLoss] {
         let remaining = Set(after.map(\.primaryKey))
         let gone = before.filter { !remaining.contains($0.primaryKey) }

@@ -31,6 +31,11 @@ struct MitigationCommandTests {
         let audit = journal.filter { $0["operation"] as? String == "delete" }
         #expect(audit.count == 1)
         #expect(audit.first?["app"] as? String == "com.contoso.calendar")
+        // Whose items they were is the emulator's provenance, and the audit says so.
+        #expect((audit.first?["addedBy"] as? [String: Any]).map { Array($0.keys) } == ["com.contoso.mail"])
+        let text = try cli.run(["audit", "--group", group, "--admin"]).output
+        #expect(text.contains("ADDED BY (EMULATOR)") && text.contains("com.contoso.mail:"))
+        #expect(text.contains("ADDED BY (EMULATOR): provenance recorded by the emulator; a device keeps none"))
 
         // Without the policy the wipe goes through, as on iOS; the snapshot brings it back.
         #expect(try cli.run(["token", "wipe"] + calendar).status == 0)

@@ -37,7 +37,7 @@ struct HazardScenarioTests {
         let calendarEntries = guarded.audit.filter { $0.app == "com.contoso.calendar" }
         #expect(calendarEntries.map(\.outcome) == [.refused])
         #expect(calendarEntries.first?.itemCount == 7)
-        #expect(calendarEntries.first?.creators == ["com.contoso.mail": 7])
+        #expect(calendarEntries.first?.addedBy == ["com.contoso.mail": 7])
         #expect(guarded.audit.contains { $0.app == "com.microsoft.azureauthenticator" && $0.outcome == .deleted && $0.itemCount == 7 })
         // Nothing of the run is left in the store.
         let leftovers = try store.items(matching: ItemQuery(groups: guarded.groups + guarded.groups.map(AuditJournal.journalGroup(for:))), limit: nil)
