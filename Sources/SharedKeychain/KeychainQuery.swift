@@ -122,7 +122,7 @@ public struct NewItem: Sendable, Hashable {
     public var comment: String?
     public var itemDescription: String?
     /// `kSecAttrCreator`, a FourCharCode the caller chooses; nil: none, as on a device. Who
-    /// added the item is the emulator's own record (``StoredItem/provenance``), not this.
+    /// added the item is the emulator's own record (`StoredItem.provenance`), not this.
     public var creator: UInt32?
     public var data: Data
     /// `kSecAttrAccessible`; Apple's default is `whenUnlocked`.
