@@ -97,7 +97,7 @@ struct AccountMetadataRaceScenario {
 /// write, as it can on a device, where nothing locks the item.
 final class MetadataInterleavingStore: ItemStore {
     /// IdentityCore's `MSIDAccountMetadataCacheItem` type.
-    static let accountMetadataType = 5001
+    static let accountMetadataType: UInt32 = 5001
     let base: any ItemStore
     private let armed = Mutex<(@Sendable () -> Void)?>(nil)
     private let ran = Mutex(false)

@@ -59,12 +59,12 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .wipeAll:
             [HazardMitigation("per-app access groups, single sign-on through the broker", .deployable),
              HazardMitigation("never call wipeCacheForAllAccounts from a suite app; sign out with removeAccount rather than wipeAccount", .deployable),
-             HazardMitigation("guarded delete (only the creator or a privileged app deletes)", .whatIf),
+             HazardMitigation("guarded delete (only the app that added an item, as the emulator recorded it, or a privileged app deletes it)", .whatIf),
              HazardMitigation("keychain-side audit journal", .whatIf),
              HazardMitigation("snapshot and restore", .whatIf)]
         case .removeAccountFamily:
             [HazardMitigation("per-app access groups, single sign-on through the broker", .deployable),
-             HazardMitigation("guarded delete (only the creator or a privileged app deletes)", .whatIf),
+             HazardMitigation("guarded delete (only the app that added an item, as the emulator recorded it, or a privileged app deletes it)", .whatIf),
              HazardMitigation("keychain-side audit journal", .whatIf)]
         case .accountMetadataRace:
             [HazardMitigation("a retry on the account-metadata race: after removeAccount, check allAccounts again (at the next launch) and remove again if the account came back", .deployable)]

@@ -189,9 +189,9 @@ public struct AppLoss: Sendable, Hashable, Codable {
         self.causedBy = causedBy
     }
 
-    /// Per creator, the items of `before` missing from `after` (by primary key), all blamed on
-    /// `causedBy`; apps that lost nothing are left out. The one place a hazard reads the
-    /// emulator's provenance of an item (today its `creator`).
+    /// Per app that added them, the items of `before` missing from `after` (by primary key), all
+    /// blamed on `causedBy`; apps that lost nothing are left out. With ``creators(of:)``, the one
+    /// place a hazard reads the emulator's provenance of an item (a device keeps none).
     static func losses(before: [StoredItem], after: [StoredItem], causedBy: String) -> [AppLoss] {
         let remaining = Set(after.map(\.primaryKey))
         let gone = before.filter { !remaining.contains($0.primaryKey) }
@@ -199,7 +199,7 @@ public struct AppLoss: Sendable, Hashable, Codable {
             .map { AppLoss(app: $0.key, lost: $0.value, causedBy: [causedBy]) }
     }
 
-    /// The apps that created `items`, by the emulator's provenance, with how many each.
+    /// The apps that added `items`, by the emulator's provenance, with how many each.
     static func creators(of items: [StoredItem]) -> [(app: String, count: Int)] {
         MitigatedStore.count(items).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }

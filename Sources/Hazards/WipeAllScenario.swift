@@ -37,7 +37,7 @@ struct WipeAllScenario {
         try mail.cache.signIn(username: MicrosoftApps.user)
         let signedIn = try suite.items(in: group)
         report.step("\(MicrosoftApps.mail) signs in \(MicrosoftApps.user): \(signedIn.count) items in the group")
-        report.emulator("\(MicrosoftApps.mail)'s sign-in created the group's items: \(Self.creators(signedIn))")
+        report.emulator("\(MicrosoftApps.mail)'s sign-in added the group's items: \(Self.creators(signedIn))")
         var snapshot: GroupSnapshot?
         if whatIf {
             snapshot = try GroupSnapshot.take(of: group, from: store, at: suite.clock.now)
@@ -63,7 +63,7 @@ struct WipeAllScenario {
             report.step("\(MicrosoftApps.mail) looks for a clue: no wipe record, no item, nothing on the device says which app wiped the group")
         }
         if wiped > 0 {
-            report.emulator("\(MicrosoftApps.calendar) deleted \(wiped) items, created by \(Self.creators(signedIn.filter { item in !afterWipe.contains { $0.primaryKey == item.primaryKey } }))")
+            report.emulator("\(MicrosoftApps.calendar) deleted \(wiped) items, added by \(Self.creators(signedIn.filter { item in !afterWipe.contains { $0.primaryKey == item.primaryKey } }))")
         }
 
         if let snapshot {
@@ -127,7 +127,7 @@ struct WipeAllScenario {
         return report
     }
 
-    /// The items of `items` per creator, by the emulator's provenance: `com.contoso.mail 7`.
+    /// The items of `items` per app that added them, by the emulator's provenance: `com.contoso.mail 7`.
     private static func creators(_ items: [StoredItem]) -> String {
         let counts = AppLoss.creators(of: items)
         return counts.isEmpty ? "none" : counts.map { "\($0.app) \($0.count)" }.joined(separator: ", ")

@@ -180,9 +180,8 @@ enum SecItemResult {
             if let label = item.label { values[kSecAttrLabel] = label }
             if let comment = item.comment { values[kSecAttrComment] = comment }
             if let description = item.itemDescription { values[kSecAttrDescription] = description }
-            // Apple's creator is a FourCharCode; the keychain core records the adding app's
-            // bundle ID, which stays a string.
-            if let creator = item.creator { values[kSecAttrCreator] = UInt32(creator).map { NSNumber(value: $0) } ?? creator }
+            // Only what the caller set: the emulator's provenance is no Apple attribute.
+            if let creator = item.creator { values[kSecAttrCreator] = NSNumber(value: creator) }
         }
         if returns.contains(.data) { values[kSecValueData] = item.data }
         if returns.contains(.persistentRef) { values[kSecValuePersistentRef] = PersistentReference.data(for: item) }

@@ -53,11 +53,11 @@ struct SecItemRequest {
     var authenticationUI: AuthenticationUI = .allow
     var group: String?
     var generic: Data?
-    var type: Int?
+    var type: UInt32?
     var label: String?
     var comment: String?
     var itemDescription: String?
-    var creator: String?
+    var creator: UInt32?
     var accessibility: Accessibility?
     /// `kSecAttrSynchronizable`: absent is "not synchronizable" (Apple's default), nil is
     /// `kSecAttrSynchronizableAny`.
@@ -149,7 +149,7 @@ struct SecItemRequest {
             group = try Self.string(value, key: "kSecAttrAccessGroup")
         case kSecAttrGeneric: generic = try Self.data(value, key: "kSecAttrGeneric")
         case kSecAttrType: type = try Self.fourCharCode(value, key: "kSecAttrType")
-        case kSecAttrCreator: creator = String(try Self.fourCharCode(value, key: "kSecAttrCreator"))
+        case kSecAttrCreator: creator = try Self.fourCharCode(value, key: "kSecAttrCreator")
         case kSecAttrLabel: label = try Self.string(value, key: "kSecAttrLabel")
         case kSecAttrComment: comment = try Self.string(value, key: "kSecAttrComment")
         case kSecAttrDescription: itemDescription = try Self.string(value, key: "kSecAttrDescription")

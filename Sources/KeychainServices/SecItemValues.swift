@@ -45,9 +45,11 @@ extension SecItemRequest {
         throw .param("\(key) must be a boolean (true, false, kCFBooleanTrue or kCFBooleanFalse), not \(Swift.type(of: value))")
     }
 
-    /// A `FourCharCode` (`kSecAttrType`, `kSecAttrCreator`): a number from 0 to 2^32-1.
-    static func fourCharCode(_ value: Any, key: String) throws(SecItemFailure) -> Int {
-        guard let number = integer(value), (0...Int(UInt32.max)).contains(number) else {
+    /// A `FourCharCode` (`kSecAttrType`, `kSecAttrCreator`): a number from 0 to 2^32-1, as
+    /// Swift code passes one (an `NSNumber`, or a Swift integer of any width). A four-letter
+    /// string is not converted: Apple's API takes the number (`'aapl'` is 0x6161706C).
+    static func fourCharCode(_ value: Any, key: String) throws(SecItemFailure) -> UInt32 {
+        guard let number = integer(value).flatMap({ UInt32(exactly: $0) }) else {
             throw .param("\(key) must be a number from 0 to 4294967295 (a FourCharCode), not \(Swift.type(of: value)) \(value)")
         }
         return number

@@ -20,27 +20,32 @@ public struct ItemChange: Sendable, Hashable {
     /// A new access control (its flags); the protection class comes as ``accessibility``.
     public var accessControl: AccessControlFlags?
     public var generic: Data?
-    public var type: Int?
+    /// `kSecAttrType`, a FourCharCode.
+    public var type: UInt32?
     public var label: String?
     public var comment: String?
     public var itemDescription: String?
-    public var creator: String?
+    /// `kSecAttrCreator`, a FourCharCode.
+    public var creator: UInt32?
     /// A new class: the item moves to where that class is kept, and the device's lock applies.
     public var accessibility: Accessibility?
     public var synchronizable: Bool?
     public var data: Data?
     /// Apply only to items at this version (compare-and-swap); nil: unconditionally.
     public var ifVersion: UInt64?
+    /// The bundle ID of the app making the change, for the emulator's ``Provenance``: not a
+    /// change an app asks for (the keychain core sets it), so it alone makes no update.
+    public var modifiedBy: String?
 
     public init(
         account: String? = nil,
         service: String? = nil,
         generic: Data? = nil,
-        type: Int? = nil,
+        type: UInt32? = nil,
         label: String? = nil,
         comment: String? = nil,
         itemDescription: String? = nil,
-        creator: String? = nil,
+        creator: UInt32? = nil,
         accessibility: Accessibility? = nil,
         synchronizable: Bool? = nil,
         data: Data? = nil,
@@ -73,6 +78,7 @@ public struct ItemChange: Sendable, Hashable {
     public var isEmpty: Bool {
         var unset = self
         unset.ifVersion = nil
+        unset.modifiedBy = nil
         if unset.account == nil { unset.accountIsData = false }
         if unset.service == nil { unset.serviceIsData = false }
         return unset == ItemChange()
@@ -104,6 +110,9 @@ public struct ItemChange: Sendable, Hashable {
         if let accessibility { changed.accessibility = accessibility }
         if let synchronizable { changed.synchronizable = synchronizable }
         if let data { changed.data = data }
+        if let modifiedBy {
+            changed.provenance = Provenance(addedBy: item.provenance?.addedBy, modifiedBy: modifiedBy)
+        }
         changed.modificationDate = date
         changed.version = item.version &+ 1
         return changed

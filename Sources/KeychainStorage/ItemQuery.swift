@@ -12,8 +12,10 @@ public struct ItemQuery: Sendable, Hashable {
     public var account: String?
     public var service: String?
     public var generic: Data?
-    public var type: Int?
-    /// Matched after the search: label, comment, description, creator, accessibility class,
+    /// `kSecAttrType`, a FourCharCode.
+    public var type: UInt32?
+    /// Matched after the search: label, comment, description, creator, the emulator's
+    /// provenance, accessibility class,
     /// synchronizable, item class and the internet-password attributes.
     public var filters: Filters
 
@@ -22,7 +24,11 @@ public struct ItemQuery: Sendable, Hashable {
         public var label: String?
         public var comment: String?
         public var itemDescription: String?
-        public var creator: String?
+        /// `kSecAttrCreator`, a FourCharCode: matches only items a caller gave this creator.
+        public var creator: UInt32?
+        /// The emulator's record of who added the item (``Provenance/addedBy``): not an Apple
+        /// attribute, so SecItem never sets it.
+        public var addedBy: String?
         public var accessibility: Accessibility?
         /// nil: both (`kSecAttrSynchronizableAny`).
         public var synchronizable: Bool?
@@ -36,14 +42,15 @@ public struct ItemQuery: Sendable, Hashable {
         public var asksUser: Bool?
 
         public init(
-            label: String? = nil, comment: String? = nil, itemDescription: String? = nil, creator: String? = nil,
-            accessibility: Accessibility? = nil, synchronizable: Bool? = nil, itemClass: ItemClass? = nil,
+            label: String? = nil, comment: String? = nil, itemDescription: String? = nil, creator: UInt32? = nil,
+            addedBy: String? = nil, accessibility: Accessibility? = nil, synchronizable: Bool? = nil, itemClass: ItemClass? = nil,
             internet: InternetFields = InternetFields(), asksUser: Bool? = nil
         ) {
             self.label = label
             self.comment = comment
             self.itemDescription = itemDescription
             self.creator = creator
+            self.addedBy = addedBy
             self.accessibility = accessibility
             self.synchronizable = synchronizable
             self.itemClass = itemClass
@@ -59,6 +66,7 @@ public struct ItemQuery: Sendable, Hashable {
                 && (comment == nil || comment == item.comment)
                 && (itemDescription == nil || itemDescription == item.itemDescription)
                 && (creator == nil || creator == item.creator)
+                && (addedBy == nil || addedBy == item.provenance?.addedBy)
                 && (accessibility == nil || accessibility == item.accessibility)
                 && (synchronizable == nil || synchronizable == item.synchronizable)
                 && (itemClass == nil || itemClass == item.itemClass)
@@ -74,7 +82,7 @@ public struct ItemQuery: Sendable, Hashable {
         account: String? = nil,
         service: String? = nil,
         generic: Data? = nil,
-        type: Int? = nil,
+        type: UInt32? = nil,
         filters: Filters = Filters()
     ) {
         precondition(!groups.isEmpty, "an ItemQuery must name at least one access group")

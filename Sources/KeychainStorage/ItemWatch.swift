@@ -27,7 +27,7 @@ public protocol ItemWatching: ItemStore {
 /// let watch = try store.watch(groups: ["ABCDE12345.com.microsoft.adalcache"])
 /// defer { watch.cancel() }
 /// for await event in watch.events {
-///     print(event.kind, event.account, event.creator ?? "-")
+///     print(event.kind, event.account, event.addedBy ?? "-")
 /// }
 /// ```
 ///
@@ -109,26 +109,27 @@ public struct ItemEvent: Sendable, Hashable, Codable, CustomStringConvertible {
     public var account: String
     /// `kSecAttrService` of the item.
     public var service: String
-    /// The bundle ID of the app that created the item, when recorded; not necessarily the app
+    /// The bundle ID of the app that added the item, as the emulator recorded it
+    /// (``Provenance/addedBy``; a device keeps none), when recorded; not necessarily the app
     /// that made this change (a store does not learn who changed or deleted an item).
-    public var creator: String?
+    public var addedBy: String?
     /// When the store noticed the change (not a date stored in the item).
     public var time: Date
 
     /// An event with every field given.
-    public init(kind: Kind, group: String, account: String, service: String, creator: String?, time: Date) {
+    public init(kind: Kind, group: String, account: String, service: String, addedBy: String?, time: Date) {
         self.kind = kind
         self.group = group
         self.account = account
         self.service = service
-        self.creator = creator
+        self.addedBy = addedBy
         self.time = time
     }
 
     /// An event about `item`, taking its attributes and leaving its data behind.
     public init(_ kind: Kind, _ item: StoredItem, at time: Date) {
         self.init(
-            kind: kind, group: item.group, account: item.account, service: item.service, creator: item.creator,
+            kind: kind, group: item.group, account: item.account, service: item.service, addedBy: item.provenance?.addedBy,
             time: time)
     }
 
@@ -137,9 +138,10 @@ public struct ItemEvent: Sendable, Hashable, Codable, CustomStringConvertible {
         PrimaryKey(group: group, account: account, service: service)
     }
 
-    /// `created account 'alice', service 'rt' in group 'G' (creator com.contoso.mail)`; no data.
+    /// `created account 'alice', service 'rt' in group 'G' (added by com.contoso.mail, as the
+    /// emulator recorded it)`; no data.
     public var description: String {
-        "\(kind.rawValue) \(primaryKey) (creator \(creator ?? "unknown"))"
+        "\(kind.rawValue) \(primaryKey) (added by \(addedBy ?? "unknown"), as the emulator recorded it)"
     }
 }
 

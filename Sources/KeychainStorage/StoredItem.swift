@@ -23,16 +23,21 @@ public struct StoredItem: Sendable, Hashable, Codable {
     public var accessControl: AccessControlFlags?
     /// `kSecAttrGeneric`: arbitrary bytes, searchable, not part of the primary key.
     public var generic: Data?
-    /// `kSecAttrType`: MSAL stores its item kind here (2001 access token, ...).
-    public var type: Int?
+    /// `kSecAttrType`: a caller-set FourCharCode (an unsigned 32-bit number), absent unless set.
+    /// MSAL stores its item kind here (2001 access token, ...).
+    public var type: UInt32?
     /// `kSecAttrLabel`.
     public var label: String?
     /// `kSecAttrComment`.
     public var comment: String?
     /// `kSecAttrDescription`: a user-visible kind of item ("MSAL token").
     public var itemDescription: String?
-    /// Who created the item; the keychain core records the adding app's bundle ID.
-    public var creator: String?
+    /// `kSecAttrCreator`: a caller-set FourCharCode (an unsigned 32-bit number), absent unless
+    /// set. Apple records nothing here by itself; see ``provenance`` for who added the item.
+    public var creator: UInt32?
+    /// Which apps added and last modified the item: the emulator's own record, never an Apple
+    /// attribute (a device keeps none); nil when unknown.
+    public var provenance: Provenance?
     public var creationDate: Date
     public var modificationDate: Date
     /// The secret. Never logged, never printed by default.
@@ -52,11 +57,12 @@ public struct StoredItem: Sendable, Hashable, Codable {
         account: String,
         service: String,
         generic: Data? = nil,
-        type: Int? = nil,
+        type: UInt32? = nil,
         label: String? = nil,
         comment: String? = nil,
         itemDescription: String? = nil,
-        creator: String? = nil,
+        creator: UInt32? = nil,
+        provenance: Provenance? = nil,
         creationDate: Date,
         modificationDate: Date,
         data: Data,
@@ -77,6 +83,7 @@ public struct StoredItem: Sendable, Hashable, Codable {
         self.comment = comment
         self.itemDescription = itemDescription
         self.creator = creator
+        self.provenance = provenance
         self.creationDate = creationDate
         self.modificationDate = modificationDate
         self.data = data
@@ -98,25 +105,34 @@ public struct StoredItem: Sendable, Hashable, Codable {
     public var serviceValue: AttributeValue { AttributeValue(key: service, isData: serviceIsData) }
 
     private enum CodingKeys: String, CodingKey {
-        case group, account, service, generic, type, label, comment, creator, creationDate, modificationDate, data, version, accessibility,
+        case group, account, service, generic, type, label, comment, creator, provenance, creationDate, modificationDate, data, version, accessibility,
             synchronizable, accountIsData, serviceIsData, internet, accessControl
         case itemDescription = "description"
     }
 
     /// Decodes an item; files written before items had versions read as version 1, before
     /// accessibility classes as `whenUnlocked`, before comments, descriptions and the
-    /// synchronizable flag without them.
+    /// synchronizable flag without them. Files of the layout before provenance hold the adding
+    /// app's bundle ID as a string `creator`: it reads as ``provenance``, never as a number (a
+    /// decimal string was a caller's `kSecAttrCreator` and reads as one).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         group = try container.decode(String.self, forKey: .group)
         account = try container.decode(String.self, forKey: .account)
         service = try container.decode(String.self, forKey: .service)
         generic = try container.decodeIfPresent(Data.self, forKey: .generic)
-        type = try container.decodeIfPresent(Int.self, forKey: .type)
+        type = try Self.decodeFourCharCode(container, .type)
         label = try container.decodeIfPresent(String.self, forKey: .label)
         comment = try container.decodeIfPresent(String.self, forKey: .comment)
         itemDescription = try container.decodeIfPresent(String.self, forKey: .itemDescription)
-        creator = try container.decodeIfPresent(String.self, forKey: .creator)
+        provenance = try container.decodeIfPresent(Provenance.self, forKey: .provenance)
+        if let legacy = try? container.decodeIfPresent(String.self, forKey: .creator) {
+            let read = Provenance.legacy(creator: legacy)
+            creator = read.creator
+            provenance = provenance ?? read.provenance
+        } else {
+            creator = try Self.decodeFourCharCode(container, .creator)
+        }
         creationDate = try container.decode(Date.self, forKey: .creationDate)
         modificationDate = try container.decode(Date.self, forKey: .modificationDate)
         data = try container.decode(Data.self, forKey: .data)
@@ -146,6 +162,7 @@ public struct StoredItem: Sendable, Hashable, Codable {
         try container.encodeIfPresent(comment, forKey: .comment)
         try container.encodeIfPresent(itemDescription, forKey: .itemDescription)
         try container.encodeIfPresent(creator, forKey: .creator)
+        try container.encodeIfPresent(provenance, forKey: .provenance)
         try container.encode(creationDate, forKey: .creationDate)
         try container.encode(modificationDate, forKey: .modificationDate)
         try container.encode(data, forKey: .data)
@@ -159,6 +176,17 @@ public struct StoredItem: Sendable, Hashable, Codable {
         try container.encodeIfPresent(accessControl, forKey: .accessControl)
     }
 
+    /// A FourCharCode field: absent, or a whole number from 0 to 4294967295 (the error names
+    /// the field; Foundation on Linux reports a negative or huge number as "not valid JSON").
+    private static func decodeFourCharCode(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> UInt32? {
+        do {
+            return try container.decodeIfPresent(UInt32.self, forKey: key)
+        } catch {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "\(key.stringValue) must be a whole number from 0 to 4294967295")
+        }
+    }
+
     public var primaryKey: PrimaryKey {
         PrimaryKey(group: group, account: account, service: service, synchronizable: synchronizable, internet: internet)
     }
@@ -170,8 +198,8 @@ public struct StoredItem: Sendable, Hashable, Codable {
 
 /// What makes an item unique in Keychain Services: for a generic password account, service,
 /// access group and the synchronizable flag; for an internet password account, the
-/// ``InternetAttributes``, access group and the synchronizable flag. Generic, type, label
-/// and creator are not part of it.
+/// ``InternetAttributes``, access group and the synchronizable flag. Generic, type, label,
+/// creator and provenance are not part of it.
 public struct PrimaryKey: Hashable, Sendable, Codable, CustomStringConvertible {
     public var group: String
     public var account: String

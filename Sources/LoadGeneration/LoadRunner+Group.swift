@@ -29,7 +29,7 @@ extension LoadRunner {
     }
 
     /// Deletes what the simulated apps created: the whole group when it is the run's own, else
-    /// each app's own items (by creator) through its view, so the group's policy applies and an
+    /// each app's own items (by the emulator's provenance) through its view, so the group's policy applies and an
     /// audited group journals the deletes. Returns why it failed, nil when it did not.
     private func cleanUp() -> String? {
         do {
@@ -39,7 +39,7 @@ extension LoadRunner {
                 return nil
             }
             for app in 0..<configuration.apps {
-                let own = KeychainQuery(group: configuration.group, filters: .init(creator: LoadConfiguration.bundleID(ofApp: app)))
+                let own = KeychainQuery(group: configuration.group, filters: .init(addedBy: LoadConfiguration.bundleID(ofApp: app)))
                 let keychain = try keychain(ofApp: app)
                 do { try keychain.delete(own) } catch .itemNotFound {}
             }

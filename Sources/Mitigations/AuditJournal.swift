@@ -35,7 +35,7 @@ public struct AuditJournal: Sendable {
         let stamp = entry.time.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
         try store.add(StoredItem(
             group: Self.journalGroup(for: entry.group), account: "\(stamp)-\(UUID().uuidString)", service: Self.service,
-            type: nil, label: "audit: \(entry.app) \(entry.operation)", creator: "sharedkeychain.audit",
+            type: nil, label: "audit: \(entry.app) \(entry.operation)", provenance: Provenance(addedBy: "sharedkeychain.audit"),
             creationDate: entry.time, modificationDate: entry.time, data: data))
     }
 
@@ -89,8 +89,10 @@ public struct AuditEntry: Sendable, Hashable, Codable, CustomStringConvertible {
     public var query: String
     /// How many items of the group the operation matched.
     public var itemCount: Int
-    /// Of those, how many each creator had created (who lost what).
-    public var creators: [String: Int]
+    /// Of those, how many each app had added (who lost what), by the emulator's provenance: a
+    /// device keeps no such record (``Provenance/note``). Journals written before provenance
+    /// kept it as `creators`, which reads the same.
+    public var addedBy: [String: Int]
     /// Whether it went through.
     public var outcome: Outcome
     /// True when the app was not installed on the device but declared ad hoc (`--team`,
@@ -99,7 +101,7 @@ public struct AuditEntry: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// - Parameters: see the properties.
     public init(
-        time: Date, app: String, operation: String, group: String, query: String, itemCount: Int, creators: [String: Int],
+        time: Date, app: String, operation: String, group: String, query: String, itemCount: Int, addedBy: [String: Int],
         outcome: Outcome, adHoc: Bool = false
     ) {
         self.time = time
@@ -108,15 +110,49 @@ public struct AuditEntry: Sendable, Hashable, Codable, CustomStringConvertible {
         self.group = group
         self.query = query
         self.itemCount = itemCount
-        self.creators = creators
+        self.addedBy = addedBy
         self.outcome = outcome
         self.adHoc = adHoc ? true : nil
     }
 
-    /// `2026-11-22T04:50:02Z com.contoso.calendar delete (refused) in G: 7 items (created by com.contoso.mail 7), query: ...`.
+    private enum CodingKeys: String, CodingKey {
+        case time, app, operation, group, query, itemCount, addedBy, outcome, adHoc
+        /// The key of journals written before provenance.
+        case creators
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        time = try container.decode(Date.self, forKey: .time)
+        app = try container.decode(String.self, forKey: .app)
+        operation = try container.decode(String.self, forKey: .operation)
+        group = try container.decode(String.self, forKey: .group)
+        query = try container.decode(String.self, forKey: .query)
+        itemCount = try container.decode(Int.self, forKey: .itemCount)
+        addedBy = try container.decodeIfPresent([String: Int].self, forKey: .addedBy)
+            ?? container.decodeIfPresent([String: Int].self, forKey: .creators) ?? [:]
+        outcome = try container.decode(Outcome.self, forKey: .outcome)
+        adHoc = try container.decodeIfPresent(Bool.self, forKey: .adHoc)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(time, forKey: .time)
+        try container.encode(app, forKey: .app)
+        try container.encode(operation, forKey: .operation)
+        try container.encode(group, forKey: .group)
+        try container.encode(query, forKey: .query)
+        try container.encode(itemCount, forKey: .itemCount)
+        try container.encode(addedBy, forKey: .addedBy)
+        try container.encode(outcome, forKey: .outcome)
+        try container.encodeIfPresent(adHoc, forKey: .adHoc)
+    }
+
+    /// `2026-11-22T04:50:02Z com.contoso.calendar delete (refused) in G: 7 items (added by
+    /// com.contoso.mail 7, as the emulator recorded it), query: ...`.
     public var description: String {
-        let owners = creators.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let owners = addedBy.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return "\(time.formatted(.iso8601)) \(app)\(adHoc == true ? " (ad-hoc)" : "") \(operation) (\(outcome.rawValue)) in \(group): \(itemCount.counted("item"))"
-            + (owners.isEmpty ? "" : " (created by \(owners))") + ", query: \(query)"
+            + (owners.isEmpty ? "" : " (added by \(owners), as the emulator recorded it)") + ", query: \(query)"
     }
 }

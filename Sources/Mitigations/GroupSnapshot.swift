@@ -37,13 +37,14 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         "group '\(group)': \(items.count.counted("item")) taken at \(takenAt.formatted(.iso8601))"
     }
 
-    /// Puts back every item of the snapshot that is missing from the store, with its dates and
-    /// its creator, or with `creator` when one is given: a snapshot file is whatever its holder
-    /// wrote, so a restore on someone's behalf names them, never the file's word. Items present
+    /// Puts back every item of the snapshot that is missing from the store, with its dates, its
+    /// attributes (`kSecAttrCreator` included) and its provenance, or with `restoredBy` as the
+    /// provenance when one is given: a snapshot file is whatever its holder wrote, so a restore
+    /// on someone's behalf names them, never the file's word. Items present
     /// under the same primary key are left as they are: what is in the store now is newer than
     /// the snapshot. Items of another group than the snapshot's are refused, and nothing is
     /// restored.
-    public func restore(into store: any ItemStore, creator: String? = nil) throws(StorageError) -> RestoreResult {
+    public func restore(into store: any ItemStore, restoredBy: String? = nil) throws(StorageError) -> RestoreResult {
         if let stray = items.first(where: { $0.group != group }) {
             throw .corruptItem(
                 location: "snapshot of '\(group)'",
@@ -52,7 +53,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         var restored: [StoredItem] = []
         var kept = 0
         for var item in items {
-            if let creator { item.creator = creator }
+            if let restoredBy { item.provenance = Provenance(addedBy: restoredBy) }
             do {
                 try store.add(item)
                 restored.append(item)
@@ -61,7 +62,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
                 kept += 1
             }
         }
-        return RestoreResult(group: group, restored: restored.count, alreadyPresent: kept, creators: MitigatedStore.count(restored))
+        return RestoreResult(group: group, restored: restored.count, alreadyPresent: kept, addedBy: MitigatedStore.count(restored))
     }
 
     /// Writes the snapshot as JSON, readable and writable by the owner only (0600), replacing
@@ -88,7 +89,6 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         if !Self.dates.contains(takenAt) { throw .invalidParameter("takenAt must be a date from 1970 to 9999; got \(takenAt)") }
         for (index, item) in items.enumerated() {
             let field = "items[\(index)]"
-            if let type = item.type { try InputValidation.check(type, "\(field).type", in: 0...Int(UInt32.max)) }
             try InputValidation.check(item.version, "\(field).version", in: 1...StoredItem.maxVersion)
             for (name, date) in [("creationDate", item.creationDate), ("modificationDate", item.modificationDate)] where !Self.dates.contains(date) {
                 throw .invalidParameter("\(field).\(name) must be a date from 1970 to 9999; got \(date.timeIntervalSince1970) seconds since 1970")
@@ -156,15 +156,15 @@ public struct RestoreResult: Sendable, Hashable, Codable, CustomStringConvertibl
     public let restored: Int
     /// Items of the snapshot already in the store, left as they are.
     public let alreadyPresent: Int
-    /// Who had created the items put back, with counts.
-    public let creators: [String: Int]
+    /// Who the items put back are recorded as added by, with counts: the emulator's provenance.
+    public let addedBy: [String: Int]
 
     /// - Parameters: see the properties.
-    public init(group: String, restored: Int, alreadyPresent: Int, creators: [String: Int]) {
+    public init(group: String, restored: Int, alreadyPresent: Int, addedBy: [String: Int]) {
         self.group = group
         self.restored = restored
         self.alreadyPresent = alreadyPresent
-        self.creators = creators
+        self.addedBy = addedBy
     }
 
     /// `restored 7 items to group 'G' (1 already present)`.

@@ -117,11 +117,12 @@ public final class MitigatedStore: ItemStore {
     ) throws(StorageError) {
         for (group, groupPolicy) in watched where groupPolicy.enables(.guardedDelete) && !groupPolicy.isPrivileged(app) {
             let matched = matchedByGroup[group] ?? []
-            let foreign = matched.filter { $0.creator != app }
+            // Who added an item is the emulator's provenance: a device keeps no such record.
+            let foreign = matched.filter { $0.provenance?.addedBy != app }
             guard !foreign.isEmpty else { continue }
             let refusal = DeleteRefusal(
                 app: app, group: group, refused: foreign.count, matched: matched.count,
-                creators: Self.count(foreign), privileged: groupPolicy.privileged)
+                addedBy: Self.count(foreign), privileged: groupPolicy.privileged)
             refusals.withLock { $0.append(refusal) }
             for (audited, auditedPolicy) in watched where auditedPolicy.enables(.audit) {
                 let items = matchedByGroup[audited] ?? []
@@ -133,12 +134,13 @@ public final class MitigatedStore: ItemStore {
 
     private func entry(group: String, query: ItemQuery, items: [StoredItem], outcome: AuditEntry.Outcome, at date: Date) -> AuditEntry {
         AuditEntry(time: date, app: app, operation: "delete", group: group, query: Self.describe(query),
-                   itemCount: items.count, creators: Self.count(items), outcome: outcome, adHoc: adHoc)
+                   itemCount: items.count, addedBy: Self.count(items), outcome: outcome, adHoc: adHoc)
     }
 
-    /// How many of `items` each creator created (`(unknown)` for none).
+    /// How many of `items` each app added, by the emulator's provenance (``Provenance/unknown``
+    /// for items without it).
     public static func count(_ items: [StoredItem]) -> [String: Int] {
-        items.reduce(into: [:]) { counts, item in counts[item.creator ?? "(unknown)", default: 0] += 1 }
+        items.reduce(into: [:]) { counts, item in counts[item.provenance?.addedBy ?? Provenance.unknown, default: 0] += 1 }
     }
 
     /// The query's attributes, never data: `account 'a', service 's' in groups A, B`.
@@ -164,8 +166,8 @@ extension MitigatedStore: ItemWatching {
     }
 }
 
-/// Guarded delete refused an app's delete because it matched items other apps created and the
-/// app is not privileged for the group. Nothing was deleted.
+/// Guarded delete refused an app's delete because it matched items other apps added (by the
+/// emulator's provenance) and the app is not privileged for the group. Nothing was deleted.
 ///
 /// Its status is errSecMissingEntitlement (-34018): like a missing entitlement, the app lacks
 /// the right to do this to the group, retrying will not help, and the fix is a change of
@@ -183,18 +185,18 @@ public struct DeleteRefusal: Error, Sendable, Hashable, StatusReporting, CustomS
     public let refused: Int
     /// How many items the delete matched in the group, its own included.
     public let matched: Int
-    /// Who created the refused items, with counts.
-    public let creators: [String: Int]
+    /// Who added the refused items, with counts: the emulator's provenance (a device keeps none).
+    public let addedBy: [String: Int]
     /// The apps that may delete them.
     public let privileged: [String]
 
     /// - Parameters: see the properties.
-    public init(app: String, group: String, refused: Int, matched: Int, creators: [String: Int], privileged: [String]) {
+    public init(app: String, group: String, refused: Int, matched: Int, addedBy: [String: Int], privileged: [String]) {
         self.app = app
         self.group = group
         self.refused = refused
         self.matched = matched
-        self.creators = creators
+        self.addedBy = addedBy
         self.privileged = privileged
     }
 
@@ -203,10 +205,10 @@ public struct DeleteRefusal: Error, Sendable, Hashable, StatusReporting, CustomS
 
     /// Names the app, the group and how many items it was refused.
     public var message: String {
-        let owners = creators.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        let owners = addedBy.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         let who = privileged.isEmpty ? "no app is privileged there" : "only \(privileged.joined(separator: ", ")) may"
         return "guarded delete refused \(app) deleting \(refused) of \(matched.counted("item")) in group '\(group)': "
-            + "they were created by other apps (\(owners)); \(who). Nothing was deleted."
+            + "other apps added them (\(owners), as the emulator recorded it); \(who). Nothing was deleted."
     }
 
     /// The status and the message.

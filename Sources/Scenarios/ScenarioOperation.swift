@@ -12,7 +12,8 @@ public struct ScenarioOperation: Sendable, Hashable, Codable, CustomStringConver
     /// Item data as UTF-8 text. Never printed.
     public var data: String?
     public var generic: String?
-    public var type: Int?
+    /// `kSecAttrType`, a FourCharCode.
+    public var type: UInt32?
     public var label: String?
     public var user: String?
     public var tenant: String?
@@ -63,7 +64,12 @@ extension ScenarioOperation {
         group = try container.decodeIfPresent(String.self, OperationParameter.group.rawValue)
         data = try container.decodeIfPresent(String.self, OperationParameter.data.rawValue)
         generic = try container.decodeIfPresent(String.self, OperationParameter.generic.rawValue)
-        type = try container.decodeIfPresent(Int.self, OperationParameter.type.rawValue)
+        if let number = try container.decodeIfPresent(Int.self, OperationParameter.type.rawValue) {
+            guard let code = UInt32(exactly: number) else {
+                throw container.failure(OperationParameter.type.rawValue, "type must be a whole number from 0 to 4294967295; got \(number)")
+            }
+            type = code
+        }
         label = try container.decodeIfPresent(String.self, OperationParameter.label.rawValue)
         user = try container.decodeIfPresent(String.self, OperationParameter.user.rawValue)
         tenant = try container.decodeIfPresent(String.self, OperationParameter.tenant.rawValue)

@@ -102,7 +102,7 @@ public struct IntentJournal: Sendable {
         }
         try store.add(StoredItem(
             group: Self.journalGroup(for: intent.group), account: intent.id.uuidString, service: Self.service,
-            label: "intent: \(intent.app) \(intent.operation)", creator: "sharedkeychain.intent",
+            label: "intent: \(intent.app) \(intent.operation)", provenance: Provenance(addedBy: "sharedkeychain.intent"),
             creationDate: intent.time, modificationDate: intent.time, data: data))
         FaultPoint.reached("after-intent")
         return intent
@@ -125,7 +125,7 @@ public struct IntentJournal: Sendable {
         let journalGroup = Self.journalGroup(for: intent.group)
         try store.add(StoredItem(
             group: journalGroup, account: intent.id.uuidString, service: Self.deletionService,
-            label: "deletion: \(intent.app) \(intent.operation)", creator: "sharedkeychain.intent",
+            label: "deletion: \(intent.app) \(intent.operation)", provenance: Provenance(addedBy: "sharedkeychain.intent"),
             creationDate: intent.time, modificationDate: intent.time, data: try Self.encode(deletion)))
         try finish(intent)
         let kept = try store.items(matching: ItemQuery(groups: [journalGroup], service: Self.deletionService), limit: nil)

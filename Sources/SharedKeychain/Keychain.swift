@@ -37,15 +37,16 @@ public struct Keychain: Sendable {
         self.now = now
     }
 
-    /// `SecItemAdd`. Returns the item as stored.
+    /// `SecItemAdd`. Returns the item as stored: with the creator and type the caller gave (none
+    /// unless given, as on a device), and the emulator's provenance naming this app.
     @discardableResult
     public func add(_ new: NewItem) throws(KeychainError) -> KeychainItem {
         let group = try new.group.map { (group) throws(KeychainError) in try entitled(group) } ?? app.accessGroups[0].rawValue
         let date = now()
         let item = KeychainItem(
             group: group, account: new.account, service: new.internet == nil ? new.service : "", generic: new.generic, type: new.type,
-            label: new.label, comment: new.comment, itemDescription: new.itemDescription, creator: new.creator ?? app.bundleID,
-            creationDate: date, modificationDate: date, data: new.data, accessibility: new.accessibility,
+            label: new.label, comment: new.comment, itemDescription: new.itemDescription, creator: new.creator,
+            provenance: Provenance(addedBy: app.bundleID), creationDate: date, modificationDate: date, data: new.data, accessibility: new.accessibility,
             synchronizable: new.synchronizable, accountIsData: new.accountIsData,
             serviceIsData: new.internet == nil && new.serviceIsData, internet: new.internet, accessControl: new.accessControl)
         do { try store.add(item) } catch { throw KeychainError(error) }
@@ -108,8 +109,10 @@ public struct Keychain: Sendable {
             do { found = try store.items(matching: protected, limit: 1) } catch { throw KeychainError(error) }
             try authorize(found, ui: authenticationUI)
         }
+        var recorded = change
+        recorded.modifiedBy = app.bundleID
         let changed: Int
-        do { changed = try store.update(matching: scoped, with: change, at: now()) } catch { throw KeychainError(error) }
+        do { changed = try store.update(matching: scoped, with: recorded, at: now()) } catch { throw KeychainError(error) }
         guard changed > 0 else { throw .itemNotFound(query: query.description) }
         return changed
     }
@@ -161,7 +164,8 @@ extension Keychain {
     ///
     /// Watching needs the same entitlement as reading: a group the app is not entitled to is
     /// errSecMissingEntitlement (-34018), and `$(AppIdentifierPrefix)` is expanded first. Events
-    /// name items by group, account, service and creator; they never carry data. Cancel the
+    /// name items by group, account, service and who added them (the emulator's record); they
+    /// never carry data. Cancel the
     /// returned watch when done (see `ItemWatch`).
     ///
     /// - Throws: ``KeychainError/missingEntitlement(group:app:entitled:)`` for a group the app

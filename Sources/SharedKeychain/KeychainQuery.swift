@@ -15,12 +15,14 @@ public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
     /// `kSecAttrService`, in its storage form.
     public var service: String?
     public var generic: Data?
-    public var type: Int?
-    /// Label, comment, description, creator, class and synchronizable (nil: any).
+    /// `kSecAttrType`, a FourCharCode.
+    public var type: UInt32?
+    /// Label, comment, description, creator, who added it (the emulator's provenance), class
+    /// and synchronizable (nil: any).
     public var filters: ItemQuery.Filters
 
     public init(
-        group: String? = nil, account: String? = nil, service: String? = nil, generic: Data? = nil, type: Int? = nil,
+        group: String? = nil, account: String? = nil, service: String? = nil, generic: Data? = nil, type: UInt32? = nil,
         filters: ItemQuery.Filters = ItemQuery.Filters()
     ) {
         self.group = group
@@ -61,7 +63,8 @@ public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
         if let label = filters.label { parts.append("label '\(label)'") }
         if let comment = filters.comment { parts.append("comment '\(comment)'") }
         if let description = filters.itemDescription { parts.append("description '\(description)'") }
-        if let creator = filters.creator { parts.append("creator '\(creator)'") }
+        if let creator = filters.creator { parts.append("creator \(creator)") }
+        if let addedBy = filters.addedBy { parts.append("added by '\(addedBy)' (the emulator's record)") }
         if let accessibility = filters.accessibility { parts.append("class \(accessibility.rawValue)") }
         if let synchronizable = filters.synchronizable { parts.append(synchronizable ? "synchronizable" : "not synchronizable") }
         let internet = filters.internet
@@ -113,12 +116,14 @@ public struct NewItem: Sendable, Hashable {
     /// The full access group; nil puts the item in the app's first group.
     public var group: String?
     public var generic: Data?
-    public var type: Int?
+    /// `kSecAttrType`, a FourCharCode; nil: none.
+    public var type: UInt32?
     public var label: String?
     public var comment: String?
     public var itemDescription: String?
-    /// Who created it; nil records the adding app's bundle ID.
-    public var creator: String?
+    /// `kSecAttrCreator`, a FourCharCode the caller chooses; nil: none, as on a device. Who
+    /// added the item is the emulator's own record (`StoredItem.provenance`), not this.
+    public var creator: UInt32?
     public var data: Data
     /// `kSecAttrAccessible`; Apple's default is `whenUnlocked`.
     public var accessibility: Accessibility
@@ -130,11 +135,11 @@ public struct NewItem: Sendable, Hashable {
         service: String,
         group: String? = nil,
         generic: Data? = nil,
-        type: Int? = nil,
+        type: UInt32? = nil,
         label: String? = nil,
         comment: String? = nil,
         itemDescription: String? = nil,
-        creator: String? = nil,
+        creator: UInt32? = nil,
         data: Data,
         accessibility: Accessibility = .whenUnlocked,
         synchronizable: Bool = false

@@ -55,8 +55,13 @@ struct ItemAddCommand: ReportingCommand {
     @Option(help: "The generic attribute (kSecAttrGeneric), as text.")
     var generic: String?
 
-    @Option(help: "The type attribute (kSecAttrType), an integer.")
+    @Option(help: "The type attribute (kSecAttrType), an integer from 0 to 4294967295; none unless given.")
     var type: Int?
+
+    @Option(help: ArgumentHelp(
+        "The creator attribute (kSecAttrCreator), an integer from 0 to 4294967295 (a FourCharCode); none unless given, as on a device. Which app added the item is recorded apart, as the emulator's provenance.",
+        valueName: "creator"))
+    var creator: Int?
 
     @Option(help: "A label (kSecAttrLabel).")
     var label: String?
@@ -81,6 +86,7 @@ struct ItemAddCommand: ReportingCommand {
 
     func checkInputs() throws {
         if let type { try InputValidation.check(type, "--type", in: 0...Int(UInt32.max)) }
+        if let creator { try InputValidation.check(creator, "--creator", in: 0...Int(UInt32.max)) }
         try internet.checkInputs()
         guard try AttributeArgument(name: "account", text: account, hex: accountHex).value() != nil else {
             throw UsageFailure(message: "give the account: --account TEXT or --account-hex HEX")
@@ -103,7 +109,8 @@ struct ItemAddCommand: ReportingCommand {
         let serviceValue = try AttributeArgument(name: "service", text: service, hex: serviceHex).value() ?? .string("")
         var new = NewItem(
             account: accountValue.key, service: serviceValue.key, group: group, generic: generic.map { Data($0.utf8) },
-            type: type, label: label, comment: comment, itemDescription: description, data: try input.required(),
+            type: type.flatMap(UInt32.init(exactly:)), label: label, comment: comment, itemDescription: description,
+            creator: creator.flatMap(UInt32.init(exactly:)), data: try input.required(),
             accessibility: accessible, synchronizable: synchronizable)
         new.accountIsData = accountValue.isData
         new.serviceIsData = serviceValue.isData

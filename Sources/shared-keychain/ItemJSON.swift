@@ -26,11 +26,14 @@ struct ItemJSON: Encodable {
     /// The generic attribute as text when it is UTF-8; `genericBase64` always.
     let generic: String?
     let genericBase64: String?
-    let type: Int?
+    /// `kSecAttrType` and `kSecAttrCreator`: the caller's numbers, absent unless set.
+    let type: UInt32?
     let label: String?
     let comment: String?
     let description: String?
-    let creator: String?
+    let creator: UInt32?
+    /// Who added and last modified the item, as the emulator recorded it; absent when unknown.
+    let emulatorProvenance: ProvenanceJSON?
     /// `kSecAttrSynchronizable`.
     let synchronizable: Bool
     let created: Date
@@ -64,6 +67,7 @@ struct ItemJSON: Encodable {
         comment = item.comment
         description = item.itemDescription
         creator = item.creator
+        emulatorProvenance = item.provenance.map(ProvenanceJSON.init)
         synchronizable = item.synchronizable
         created = item.creationDate
         modified = item.modificationDate
@@ -71,6 +75,21 @@ struct ItemJSON: Encodable {
         accessible = item.accessibility.rawValue
         data = includeData ? String(data: item.data, encoding: .utf8) : nil
         dataBase64 = includeData ? item.data.base64EncodedString() : nil
+    }
+}
+
+/// The emulator's provenance of an item in `--json` output, with the note that says whose
+/// record it is.
+struct ProvenanceJSON: Encodable {
+    let addedBy: String?
+    let modifiedBy: String?
+    /// ``Provenance/note``: no device keeps this.
+    let note: String
+
+    init(_ provenance: Provenance) {
+        addedBy = provenance.addedBy
+        modifiedBy = provenance.modifiedBy
+        note = Provenance.note
     }
 }
 
@@ -90,15 +109,19 @@ extension ItemJSON {
         return name
     }
 
-    /// Items as `item list` prints them: attributes only. An internet password's SERVICE
-    /// column shows its server.
+    /// The header of the column of who added an item: the emulator's record, and says so.
+    static let addedByHeader = "ADDED BY (EMULATOR)"
+
+    /// Items as `item list` prints them: attributes only, and a line saying that the ADDED BY
+    /// column is the emulator's record. An internet password's SERVICE column shows its server.
     static func table(_ items: [KeychainItem]) -> String {
         let rows = items.map { item in
             [item.group, shown(item.account, isData: item.accountIsData),
              item.internet.map { "\($0.protocol)://\($0.server)\($0.port == 0 ? "" : ":\($0.port)")\($0.path)" } ?? shown(item.service, isData: item.serviceIsData),
              item.type.map(String.init) ?? "-", item.accessibility.rawValue,
-             item.creator ?? "-", item.modificationDate.formatted(.iso8601)]
+             item.creator.map(String.init) ?? "-", item.provenance?.addedBy ?? "-", item.modificationDate.formatted(.iso8601)]
         }
-        return Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "ACCESSIBLE", "CREATOR", "MODIFIED"], rows: rows).rendered
+        let table = Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "ACCESSIBLE", "CREATOR", addedByHeader, "MODIFIED"], rows: rows).rendered
+        return items.isEmpty ? table : table + "\(addedByHeader): \(Provenance.note)\n"
     }
 }

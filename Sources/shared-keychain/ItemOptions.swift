@@ -39,8 +39,13 @@ struct ItemSelectionOptions: ParsableArguments {
     @Option(help: "Match this description (kSecAttrDescription).")
     var description: String?
 
-    @Option(help: ArgumentHelp("Match this creator: the bundle ID of the app that added the item, or `external` for items another Secret Service client wrote.", valueName: "creator"))
-    var creator: String?
+    @Option(help: ArgumentHelp("Match this creator (kSecAttrCreator), an integer from 0 to 4294967295: only items a caller gave one.", valueName: "creator"))
+    var creator: Int?
+
+    @Option(name: .customLong("added-by"), help: ArgumentHelp(
+        "Match items this app added, by its bundle ID, or `external` for items another Secret Service client wrote: the emulator's own record (a device keeps none).",
+        valueName: "bundle-id"))
+    var addedBy: String?
 
     @Option(help: ArgumentHelp("Match this class (kSecAttrAccessible): whenUnlocked, afterFirstUnlock, always, or a ThisDeviceOnly variant.", valueName: "class"))
     var accessible: Accessibility?
@@ -51,6 +56,7 @@ struct ItemSelectionOptions: ParsableArguments {
     /// Range checks, reported with their status by the command's `checkInputs`.
     func checkInputs() throws {
         if let type { try InputValidation.check(type, "--type", in: 0...Int(UInt32.max)) }
+        if let creator { try InputValidation.check(creator, "--creator", in: 0...Int(UInt32.max)) }
         _ = try AttributeArgument(name: "account", text: account, hex: accountHex).value()
         _ = try AttributeArgument(name: "service", text: service, hex: serviceHex).value()
         try internet.checkInputs()
@@ -61,9 +67,11 @@ struct ItemSelectionOptions: ParsableArguments {
         let accountValue = (try? AttributeArgument(name: "account", text: account, hex: accountHex).value()) ?? nil
         let serviceValue = (try? AttributeArgument(name: "service", text: service, hex: serviceHex).value()) ?? nil
         return KeychainQuery(
-            group: group, account: accountValue?.key, service: serviceValue?.key, generic: generic.map { Data($0.utf8) }, type: type,
+            group: group, account: accountValue?.key, service: serviceValue?.key, generic: generic.map { Data($0.utf8) },
+            type: type.flatMap(UInt32.init(exactly:)),
             filters: ItemQuery.Filters(
-                label: label, comment: comment, itemDescription: description, creator: creator, accessibility: accessible,
+                label: label, comment: comment, itemDescription: description, creator: creator.flatMap(UInt32.init(exactly:)),
+                addedBy: addedBy, accessibility: accessible,
                 synchronizable: synchronizable, itemClass: itemClass, internet: internet.fields))
     }
 }
@@ -88,8 +96,11 @@ struct ItemChangeOptions: ParsableArguments {
     @Option(name: .customLong("new-generic"), help: ArgumentHelp("Set the generic attribute, as text.", valueName: "text"))
     var generic: String?
 
-    @Option(name: .customLong("new-type"), help: ArgumentHelp("Set the type attribute, an integer from 0 to 4294967295.", valueName: "type"))
+    @Option(name: .customLong("new-type"), help: ArgumentHelp("Set the type attribute (kSecAttrType), an integer from 0 to 4294967295.", valueName: "type"))
     var type: Int?
+
+    @Option(name: .customLong("new-creator"), help: ArgumentHelp("Set the creator attribute (kSecAttrCreator), an integer from 0 to 4294967295.", valueName: "creator"))
+    var creator: Int?
 
     @Option(name: .customLong("new-label"), help: ArgumentHelp("Set the label.", valueName: "label"))
     var label: String?
@@ -108,6 +119,7 @@ struct ItemChangeOptions: ParsableArguments {
 
     func checkInputs() throws {
         if let type { try InputValidation.check(type, "--new-type", in: 0...Int(UInt32.max)) }
+        if let creator { try InputValidation.check(creator, "--new-creator", in: 0...Int(UInt32.max)) }
         try internet.checkInputs()
     }
 
@@ -116,8 +128,9 @@ struct ItemChangeOptions: ParsableArguments {
         let newAccount = try AttributeArgument(name: "new-account", text: account, hex: accountHex).value()
         let newService = try AttributeArgument(name: "new-service", text: service, hex: serviceHex).value()
         return ItemChange(
-            account: newAccount?.key, service: newService?.key, generic: generic.map { Data($0.utf8) }, type: type, label: label,
-            comment: comment, itemDescription: description, accessibility: accessible, synchronizable: synchronizable, data: data,
+            account: newAccount?.key, service: newService?.key, generic: generic.map { Data($0.utf8) },
+            type: type.flatMap(UInt32.init(exactly:)), label: label, comment: comment, itemDescription: description,
+            creator: creator.flatMap(UInt32.init(exactly:)), accessibility: accessible, synchronizable: synchronizable, data: data,
             ifVersion: ifVersion, accountIsData: newAccount?.isData ?? false, serviceIsData: newService?.isData ?? false,
             internet: internet.fields)
     }

@@ -33,7 +33,7 @@ struct SnapshotCommand: ReportingCommand {
         try snapshot.write(to: URL(fileURLWithPath: output))
         try AuditJournal(store: store).append(AuditEntry(
             time: Date(), app: actor.name, operation: "snapshot", group: group, query: "everything in group \(group)",
-            itemCount: snapshot.items.count, creators: MitigatedStore.count(snapshot.items), outcome: .taken, adHoc: actor.isAdHoc(global)))
+            itemCount: snapshot.items.count, addedBy: MitigatedStore.count(snapshot.items), outcome: .taken, adHoc: actor.isAdHoc(global)))
         if global.json {
             Output.printJSON(SnapshotSummary(group: group, items: snapshot.items.count, file: output))
         } else {
@@ -53,7 +53,7 @@ struct RestoreCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Put back the items of a snapshot that are missing from its group. Emulator only: what if the keychain had it.",
-        discussion: "Items present under the same primary key (account, service, group) are newer than the snapshot and are left as they are. Run it as an app (--app, only its own groups) or as the device owner (--admin): the restored items' creator is whoever restores them, never what the file says, and the group's audit journal records the restore."
+        discussion: "Items present under the same primary key (account, service, group) are newer than the snapshot and are left as they are. Run it as an app (--app, only its own groups) or as the device owner (--admin): the restored items are recorded (in the emulator's provenance) as added by whoever restores them, never by what the file says, and the group's audit journal records the restore."
     )
 
     @OptionGroup var actor: ActorOptions
@@ -67,10 +67,10 @@ struct RestoreCommand: ReportingCommand {
         let snapshot = try GroupSnapshot.read(from: URL(fileURLWithPath: input))
         try actor.checkReach(snapshot.group, global)
         let store = try KeychainSession(global).store
-        let result = try snapshot.restore(into: store, creator: actor.name)
+        let result = try snapshot.restore(into: store, restoredBy: actor.name)
         try AuditJournal(store: store).append(AuditEntry(
             time: Date(), app: actor.name, operation: "restore", group: snapshot.group, query: "snapshot \(input)",
-            itemCount: result.restored, creators: result.creators, outcome: .restored, adHoc: actor.isAdHoc(global)))
+            itemCount: result.restored, addedBy: result.addedBy, outcome: .restored, adHoc: actor.isAdHoc(global)))
         if global.json {
             Output.printJSON(result)
         } else {
@@ -108,7 +108,7 @@ struct AuditCommand: ReportingCommand {
         // Reading the journal is journaled too, after the read: who looked, and when.
         try journal.append(AuditEntry(
             time: Date(), app: actor.name, operation: "audit", group: group, query: "the journal of \(group)",
-            itemCount: entries.count, creators: [:], outcome: .viewed, adHoc: actor.isAdHoc(global)))
+            itemCount: entries.count, addedBy: [:], outcome: .viewed, adHoc: actor.isAdHoc(global)))
         let intents = IntentJournal(store: store)
         let interrupted = try intents.interrupted(group: group)
         if acknowledgeInterrupted { try intents.acknowledge(group: group) }
@@ -124,9 +124,10 @@ struct AuditCommand: ReportingCommand {
         }
         let rows = entries.map { entry in
             [entry.time.formatted(.iso8601), entry.app + (entry.adHoc == true ? " (ad-hoc)" : ""), entry.operation, entry.outcome.rawValue, String(entry.itemCount),
-             entry.creators.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","), entry.query]
+             entry.addedBy.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","), entry.query]
         }
-        Output.standardOutput.write(Table(header: ["TIME", "APP", "OPERATION", "OUTCOME", "ITEMS", "CREATORS", "QUERY"], rows: rows).rendered)
+        Output.standardOutput.write(Table(header: ["TIME", "APP", "OPERATION", "OUTCOME", "ITEMS", ItemJSON.addedByHeader, "QUERY"], rows: rows).rendered)
+        if !entries.isEmpty { Output.standardOutput.write("\(ItemJSON.addedByHeader): \(Provenance.note)\n") }
         Output.standardOutput.write("\(entries.count) entr\(entries.count == 1 ? "y" : "ies")\n")
     }
 }
@@ -135,6 +136,8 @@ struct AuditCommand: ReportingCommand {
 private struct AuditJSON: Encodable {
     let entries: [AuditEntry]
     let interrupted: [IntentJournal.Interrupted]
+    /// Whose record each entry's `addedBy` is (``Provenance/note``).
+    let addedByNote = "addedBy: \(Provenance.note)"
 }
 
 /// Where the mitigation policy comes from: `--policy FILE`, else `policy.json` in the state

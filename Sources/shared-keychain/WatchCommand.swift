@@ -11,13 +11,12 @@ struct WatchCommand: ReportingCommand {
             Subscribes to the Secret Service and prints one line per event as any app
             (any process sharing the keyring) makes it: the time it was seen (ISO 8601,
             UTC, with milliseconds), created/changed/deleted, the access group, the
-            account, the service and the bundle ID of the app that created the item.
-            With --json each event is one JSON object per line (NDJSON) with the keys
-            time, kind, group, account, service and creator. The item's data is never
-            read into an event, so it is never shown. The creator is the app that
-            created the item, not the one that changed or deleted it: the Secret Service
-            does not say who did (a token wipe also writes a wipe record naming the
-            app, which shows as created).
+            account, the service and the bundle ID of the app that added the item, as
+            the emulator recorded it (a device keeps no such record). With --json each
+            event is one JSON object per line (NDJSON) with the keys time, kind, group,
+            account, service and addedBy. The item's data is never read into an event,
+            so it is never shown. addedBy is the app that added the item, not the one
+            that changed or deleted it: the Secret Service does not say who did.
 
             Watching needs the entitlement reading needs: a group the app is not
             entitled to is errSecMissingEntitlement (-34018, exit 13). Without --group
@@ -114,7 +113,7 @@ private struct EventPrinter: Sendable {
         if json {
             line = Output.json(EventJSON(event, time: time), pretty: false)
         } else {
-            line = [time, event.kind.rawValue, event.group, event.account, event.service, event.creator ?? "-"]
+            line = [time, event.kind.rawValue, event.group, event.account, event.service, event.addedBy ?? "-"]
                 .joined(separator: "  ")
         }
         do {
@@ -126,14 +125,15 @@ private struct EventPrinter: Sendable {
     }
 }
 
-/// One event in `--json` output; `creator` is null when unknown, never absent.
+/// One event in `--json` output; `addedBy` (the emulator's provenance) is null when unknown,
+/// never absent.
 private struct EventJSON: Encodable {
     let time: String
     let kind: String
     let group: String
     let account: String
     let service: String
-    let creator: String?
+    let addedBy: String?
 
     init(_ event: ItemEvent, time: String) {
         self.time = time
@@ -141,11 +141,11 @@ private struct EventJSON: Encodable {
         group = event.group
         account = event.account
         service = event.service
-        creator = event.creator
+        addedBy = event.addedBy
     }
 
     private enum CodingKeys: String, CodingKey {
-        case time, kind, group, account, service, creator
+        case time, kind, group, account, service, addedBy
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -155,6 +155,6 @@ private struct EventJSON: Encodable {
         try container.encode(group, forKey: .group)
         try container.encode(account, forKey: .account)
         try container.encode(service, forKey: .service)
-        try container.encode(creator, forKey: .creator)
+        try container.encode(addedBy, forKey: .addedBy)
     }
 }

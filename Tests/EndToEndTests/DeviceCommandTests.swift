@@ -111,12 +111,12 @@ struct DeviceOwnerOperationTests {
         #expect(stranger.status == 13, "\(stranger.standardError)")
         #expect(try cli.run(["snapshot", "--group", group, "--output", snapshot.path, "--app", "com.contoso.mail"]).status == 0)
 
-        // The file says mail created the item; the restore names calendar, who restores it.
+        // The file says mail added the item; the restore records calendar, who restores it.
         #expect(try cli.run(["item", "delete", "--app", "com.contoso.mail", "--group", group, "--account", "a"]).status == 0)
         let restored = try cli.run(["restore", "--input", snapshot.path, "--app", "com.contoso.calendar", "--json"])
         #expect(restored.status == 0, "\(restored.standardError)")
         let item = try cli.run(["item", "get", "--app", "com.contoso.mail", "--account", "a", "--json"]).jsonObject()
-        #expect(item["creator"] as? String == "com.contoso.calendar")
+        #expect((item["emulatorProvenance"] as? [String: Any])?["addedBy"] as? String == "com.contoso.calendar")
 
         // A forged snapshot with an item of another group restores nothing.
         var forged = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: snapshot)) as? [String: Any])

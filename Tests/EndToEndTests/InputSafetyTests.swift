@@ -118,6 +118,9 @@ struct InputSafetyTests {
         (["load", "--threads", "--keyring", "memory", "--duration", "1e300"], "--duration"),
         (["load", "--threads", "--keyring", "memory", "--items", "100000", "--value-size", "1048576"], "--value-size"),
         (["item", "add", "--account", "a", "--service", "s", "--data", "x", "--type", "99999999999"], "--type"),
+        (["item", "add", "--account", "a", "--service", "s", "--data", "x", "--creator", "4294967296"], "--creator"),
+        (["item", "list", "--creator", "4294967296"], "--creator"),
+        (["item", "update", "--account", "a", "--new-creator", "4294967296"], "--new-creator"),
     ]
 
     @Test("numeric options out of range are errSecParam naming the option, never a signal", arguments: numericCases.indices)

@@ -26,7 +26,8 @@ struct ItemCommandTests {
         #expect(object["generic"] as? String == "g1" && object["type"] as? Int == 2002)
         #expect(object["accessible"] as? String == "afterFirstUnlock")
         #expect(object["synchronizable"] as? Bool == true)
-        #expect(object["creator"] as? String == "com.contoso.attributes")
+        #expect(object["creator"] == nil)
+        #expect((object["emulatorProvenance"] as? [String: Any])?["addedBy"] as? String == "com.contoso.attributes")
         #expect(!shown.output.contains("secret-a"))
 
         // Each attribute filters get, list and delete.
@@ -36,8 +37,8 @@ struct ItemCommandTests {
             let listed = try #require(try cli.run(["item", "list", "--json"] + filter + app).json() as? [[String: Any]])
             #expect(listed.map { $0["account"] as? String } == ["alice"], "\(filter)")
         }
-        let byCreator = try #require(try cli.run(["item", "list", "--json", "--creator", "com.contoso.attributes"] + app).json() as? [[String: Any]])
-        #expect(byCreator.count == 2)
+        let byAdder = try #require(try cli.run(["item", "list", "--json", "--added-by", "com.contoso.attributes"] + app).json() as? [[String: Any]])
+        #expect(byAdder.count == 2)
         #expect(try cli.run(["item", "get", "--label", "nothing"] + app).status == 11)
         #expect(try cli.run(["item", "list", "--limit", "1", "--json"] + app).json() as? [[String: Any]] != nil)
         #expect((try cli.run(["item", "list", "--limit", "1", "--json"] + app).json() as? [[String: Any]])?.count == 1)

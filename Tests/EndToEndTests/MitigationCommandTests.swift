@@ -31,6 +31,11 @@ struct MitigationCommandTests {
         let audit = journal.filter { $0["operation"] as? String == "delete" }
         #expect(audit.count == 1)
         #expect(audit.first?["app"] as? String == "com.contoso.calendar")
+        // Whose items they were is the emulator's provenance, and the audit says so.
+        #expect((audit.first?["addedBy"] as? [String: Any]).map { Array($0.keys) } == ["com.contoso.mail"])
+        let text = try cli.run(["audit", "--group", group, "--admin"]).output
+        #expect(text.contains("ADDED BY (EMULATOR)") && text.contains("com.contoso.mail:"))
+        #expect(text.contains("ADDED BY (EMULATOR): provenance recorded by the emulator; a device keeps none"))
 
         // Without the policy the wipe goes through, as on iOS; the snapshot brings it back.
         #expect(try cli.run(["token", "wipe"] + calendar).status == 0)
@@ -89,7 +94,7 @@ struct MitigationCommandTests {
         let list = try cli.run(["hazard", "list"])
         #expect(list.status == 0)
         #expect(list.output.contains("account-metadata-race\n"))
-        #expect(list.output.contains("mitigation: guarded delete (only the creator or a privileged app deletes) [emulator only: what if the keychain had it]"))
+        #expect(list.output.contains("mitigation: guarded delete (only the app that added an item, as the emulator recorded it, or a privileged app deletes it) [emulator only: what if the keychain had it]"))
         #expect(list.output.contains("mitigation: a retry on the account-metadata race"))
         let help = try cli.run(["hazard", "run", "--help"])
         // Help text is wrapped to the terminal: compare it with its words joined by single spaces.

@@ -55,7 +55,8 @@ struct SharedGroupTourTests {
         #expect(one["group"] as? String == group)
         #expect(one["type"] as? Int == 2002)
         #expect(one["generic"] as? String == "refreshtoken-c-")
-        #expect(one["creator"] as? String == "com.contoso.mail")
+        #expect(one["creator"] == nil)
+        #expect((one["emulatorProvenance"] as? [String: Any])?["addedBy"] as? String == "com.contoso.mail")
         #expect(one["dataBase64"] as? String == binary.base64EncodedString())
 
         let all = try #require(try cli.run(["item", "get", "--service", "s", "--all", "--json"] + b).json() as? [[String: Any]])

@@ -49,7 +49,7 @@ struct WatchCommandTests {
         }
         try #require(events.count == 6, "\(finished.output)")
         let summary = events.map { event in
-            ["kind", "account", "creator"].map { event[$0] as? String ?? "-" }.joined(separator: " ")
+            ["kind", "account", "addedBy"].map { event[$0] as? String ?? "-" }.joined(separator: " ")
         }
         #expect(Array(summary.prefix(3)) == [
             "created alice com.contoso.calendar", "changed alice com.contoso.calendar", "created bob com.contoso.calendar",
@@ -60,7 +60,7 @@ struct WatchCommandTests {
         ])
         for event in events {
             #expect(event["group"] as? String == group)
-            #expect(Set(event.keys) == ["time", "kind", "group", "account", "service", "creator"])
+            #expect(Set(event.keys) == ["time", "kind", "group", "account", "service", "addedBy"])
             let time = try #require(event["time"] as? String)
             #expect(try Date(time, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) <= Date())
         }

@@ -54,7 +54,7 @@ struct HazardScenarioTests {
         let calendarEntries = guarded.audit.filter { $0.app == "com.contoso.calendar" }
         #expect(calendarEntries.map(\.outcome) == [.refused])
         #expect(calendarEntries.first?.itemCount == wiped)
-        #expect(calendarEntries.first?.creators == ["com.contoso.mail": wiped])
+        #expect(calendarEntries.first?.addedBy == ["com.contoso.mail": wiped])
         #expect(guarded.audit.contains { $0.app == "com.microsoft.azureauthenticator" && $0.outcome == .deleted && $0.itemCount == wiped })
         // Nothing of the runs is left in the store.
         let groups = open.groups + fixed.groups + guarded.groups

@@ -42,7 +42,7 @@ struct MitigationTests {
         #expect(DeleteRefusal.isRefusal(caught))
         let refusal = try #require(calendarView.refusal(for: caught))
         #expect(refusal == DeleteRefusal(app: "com.contoso.calendar", group: group, refused: 2, matched: 3,
-                                         creators: ["com.contoso.mail": 2], privileged: ["com.microsoft.azureauthenticator"]))
+                                         addedBy: ["com.contoso.mail": 2], privileged: ["com.microsoft.azureauthenticator"]))
         #expect(refusal.status == .missingEntitlement)
         #expect(refusal.message.contains("com.contoso.calendar") && refusal.message.contains(group) && refusal.message.contains("2 of 3 items"))
         #expect(!refusal.message.contains("secret"))
@@ -56,7 +56,7 @@ struct MitigationTests {
         #expect(journal.map(\.app) == ["com.contoso.calendar", "com.contoso.calendar", "com.contoso.mail"])
         #expect(journal.map(\.outcome) == [.refused, .deleted, .deleted])
         #expect(journal.map(\.itemCount) == [3, 1, 2])
-        #expect(journal[0].creators == ["com.contoso.mail": 2, "com.contoso.calendar": 1])
+        #expect(journal[0].addedBy == ["com.contoso.mail": 2, "com.contoso.calendar": 1])
         #expect(journal[0].query == "everything in group \(group)")
         #expect(journal[1].query == "service 'cal' in group \(group)")
         #expect(journal.allSatisfy { $0.operation == "delete" })
@@ -99,7 +99,7 @@ struct MitigationTests {
         let date = Date(timeIntervalSince1970: 1_700_000_000)
         for index in 0..<3 {
             try store.add(StoredItem(group: group, account: "acct\(index)", service: "svc", generic: Data([1, 2]), type: 2002,
-                                     label: "l", creator: "com.contoso.mail", creationDate: date.addingTimeInterval(Double(index)),
+                                     label: "l", provenance: Provenance(addedBy: "com.contoso.mail"), creationDate: date.addingTimeInterval(Double(index)),
                                      modificationDate: date, data: Data("secret-\(index)".utf8)))
         }
         let snapshot = try GroupSnapshot.take(of: group, from: store)
@@ -116,7 +116,7 @@ struct MitigationTests {
         let read = try GroupSnapshot.read(from: file)
         #expect(read == snapshot)
         let result = try read.restore(into: store)
-        #expect(result == RestoreResult(group: group, restored: 1, alreadyPresent: 2, creators: ["com.contoso.mail": 1]))
+        #expect(result == RestoreResult(group: group, restored: 1, alreadyPresent: 2, addedBy: ["com.contoso.mail": 1]))
         let items = try store.items(matching: ItemQuery(groups: [group]), limit: nil)
         #expect(Set(items) == Set(snapshot.items))
     }
@@ -154,6 +154,6 @@ struct MitigationTests {
             break
         }
         #expect(seen?.account == "alice")
-        #expect(seen?.creator == "com.contoso.mail")
+        #expect(seen?.addedBy == "com.contoso.mail")
     }
 }

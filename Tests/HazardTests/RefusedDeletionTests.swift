@@ -133,7 +133,7 @@ struct SnapshotFieldTests {
     /// A valid snapshot's JSON with `change` applied to its first item.
     func file(_ change: (inout [String: Any]) -> Void) throws -> URL {
         let item = StoredItem(
-            group: Self.group, account: "a", service: "s", creator: "com.contoso.mail", creationDate: Date(), modificationDate: Date(),
+            group: Self.group, account: "a", service: "s", provenance: Provenance(addedBy: "com.contoso.mail"), creationDate: Date(), modificationDate: Date(),
             data: Data("x".utf8))
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UUID().uuidString).json")
         try GroupSnapshot(group: Self.group, takenAt: Date(), items: [item]).write(to: url)
@@ -146,7 +146,7 @@ struct SnapshotFieldTests {
     }
 
     static let cases: [(field: String, value: Double)] = [
-        ("type", 1_099_511_627_776), ("type", -1), ("version", 9_223_372_036_854_775_808), ("version", -1), ("version", 0),
+        ("type", 1_099_511_627_776), ("type", -1), ("creator", 4_294_967_296), ("creator", -1), ("version", 9_223_372_036_854_775_808), ("version", -1), ("version", 0),
         // Seconds since 2001: the years 506713 and -4712.
         ("creationDate", 15_927_000_000_000.0), ("modificationDate", -211_845_000_000.0),
     ]
@@ -160,6 +160,26 @@ struct SnapshotFieldTests {
         let message = "\(error.map { "\($0)" } ?? "")"
         #expect(message.contains(field), "\(message)")
         #expect(!message.contains("not valid JSON"), "\(message)")
+    }
+
+    /// Snapshots of the version before provenance hold the adding app's bundle ID as a string
+    /// `creator`: it reads as the emulator's provenance, never as a kSecAttrCreator number;
+    /// a decimal string (a caller's kSecAttrCreator, which SecItem stored as text) reads as one.
+    @Test func aSnapshotOfThePreviousVersionReadsItsCreatorAsProvenance() throws {
+        let bundle = try file { $0["creator"] = "com.contoso.mail"; $0["provenance"] = nil }
+        defer { try? FileManager.default.removeItem(at: bundle) }
+        let old = try #require(try GroupSnapshot.read(from: bundle).items.first)
+        #expect(old.creator == nil)
+        #expect(old.provenance == Provenance(addedBy: "com.contoso.mail"))
+        let numeric = try file { $0["creator"] = "1633776748"; $0["provenance"] = nil }
+        defer { try? FileManager.default.removeItem(at: numeric) }
+        let coded = try #require(try GroupSnapshot.read(from: numeric).items.first)
+        #expect(coded.creator == 1_633_776_748 && coded.provenance == nil)
+        // The current format: a number, and the provenance apart.
+        let current = try file { $0["creator"] = 42 }
+        defer { try? FileManager.default.removeItem(at: current) }
+        let item = try #require(try GroupSnapshot.read(from: current).items.first)
+        #expect(item.creator == 42 && item.provenance?.addedBy == "com.contoso.mail")
     }
 
     @Test func aValidSnapshotReads() throws {

@@ -117,7 +117,7 @@ struct OperationSequenceProperties {
 
         /// Every item of the fixture's groups, as comparable text.
         func contents(of store: any ItemStore) throws -> [String] {
-            try store.items(matching: ItemQuery(groups: groups), limit: nil).map { "\(Self.describe($0)) by \($0.creator ?? "-")" }.sorted()
+            try store.items(matching: ItemQuery(groups: groups), limit: nil).map { "\(Self.describe($0)) by \($0.provenance?.addedBy ?? "-")" }.sorted()
         }
 
         static func describe(_ item: KeychainItem) -> String {
@@ -166,9 +166,9 @@ struct OperationSequenceProperties {
             }
             // Every item sits in a group its creator is entitled to.
             for item in try subjectStore.items(matching: ItemQuery(groups: subject.groups), limit: nil) {
-                let creator = try #require(subject.keychains.firstIndex { $0.app.bundleID == item.creator })
+                let creator = try #require(subject.keychains.firstIndex { $0.app.bundleID == item.provenance?.addedBy })
                 guard subject.keychains[creator].app.isEntitled(to: item.group) else {
-                    throw Mismatch(description: "\(item.creator ?? "-") wrote into \(item.group)")
+                    throw Mismatch(description: "\(item.provenance?.addedBy ?? "-") wrote into \(item.group)")
                 }
             }
         }

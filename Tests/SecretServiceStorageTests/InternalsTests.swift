@@ -32,7 +32,8 @@ struct InternalsTests {
     @Test("the envelope holds the whole record, binary-safe, with exact dates")
     func envelopeRoundTrip() throws {
         let item = Fixture.item(
-            "G.group", "acc", "svc", generic: Data([0, 1, 255]), type: -5, label: "l", creator: "c", at: 0.000_001,
+            "G.group", "acc", "svc", generic: Data([0, 1, 255]), type: 5, label: "l", creator: 0x6161_706C,
+            provenance: Provenance(addedBy: "com.contoso.mail", modifiedBy: "com.contoso.calendar"), at: 0.000_001,
             data: Data((0...255).map { UInt8($0) }))
         let envelope = ItemEnvelope(item: item, sequence: 42)
         let bytes = try envelope.encoded()
@@ -46,6 +47,36 @@ struct InternalsTests {
         #expect(header?["creationDate"] as? Int == Int((item.creationDate.timeIntervalSince1970 * 1000).rounded(.down)))
         #expect(header?["generic"] as? String == "AAH/")
         #expect(header?["label"] as? String == "l")
+        #expect(header?["creator"] as? Int == 0x6161_706C)
+        #expect(header?["added"] as? String == "com.contoso.mail" && header?["modified"] as? String == "com.contoso.calendar")
+    }
+
+    /// Records of the layout before provenance hold the adding app's bundle ID as a string
+    /// creator: it reads as provenance, never as a number; a decimal string was a caller's
+    /// kSecAttrCreator (SecItem stored it as text) and stays one.
+    @Test("a record of the previous layout: a bundle ID creator is provenance, a decimal one a kSecAttrCreator")
+    func legacyCreatorInEnvelope() throws {
+        func decode(creator: String) throws -> StoredItem {
+            let json = #"{"v":1,"group":"g","account":"a","service":"s","creationDate":1000,"modificationDate":2000,"sequence":1,"creator":"# + creator + "}"
+            var bytes = Data("SKCITEM1".utf8)
+            bytes += [0, 0, 0, UInt8(json.utf8.count)]
+            bytes += Data(json.utf8)
+            return try ItemEnvelope.decode(bytes, using: JSONDecoder()).item
+        }
+        let bundle = try decode(creator: #""com.contoso.mail""#)
+        #expect(bundle.creator == nil)
+        #expect(bundle.provenance == Provenance(addedBy: "com.contoso.mail"))
+        let numeric = try decode(creator: #""1633776748""#)
+        #expect(numeric.creator == 1_633_776_748 && numeric.provenance == nil)
+        // A bundle ID that looks like a number out of range is no number.
+        let huge = try decode(creator: #""4294967296""#)
+        #expect(huge.creator == nil && huge.provenance?.addedBy == "4294967296")
+        let current = try decode(creator: "42")
+        #expect(current.creator == 42 && current.provenance == nil)
+        // The attributes a watch reads: the previous layout's creator attribute held the bundle ID.
+        #expect(ItemAttributes.addedBy(in: ["creator": "com.contoso.mail"]) == "com.contoso.mail")
+        #expect(ItemAttributes.addedBy(in: ["creator": "42"]) == nil)
+        #expect(ItemAttributes.addedBy(in: ["creator": "42", "sharedkeychain:added-by": "com.contoso.calendar"]) == "com.contoso.calendar")
     }
 
     @Test("a minimal header (milliseconds only, nil attributes absent) decodes")

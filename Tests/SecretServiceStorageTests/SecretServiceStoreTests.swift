@@ -15,7 +15,8 @@ struct SecretServiceStoreTests {
         let group = TestKeyring.uniqueGroup("binary")
         let all = Data((0...255).map { UInt8($0) })
         let item = Fixture.item(
-            group, "acc", "svc", generic: Data([0, 255, 10, 13]), type: 2001, label: "lbl", creator: "com.example.app",
+            group, "acc", "svc", generic: Data([0, 255, 10, 13]), type: 2001, label: "lbl", creator: 0x6578_6D70,
+            provenance: Provenance(addedBy: "com.example.app"),
             data: all + all)
         let empty = Fixture.item(group, "empty", "svc", at: 1, data: Data())
         try store.add(item)
@@ -139,7 +140,7 @@ struct SecretServiceStoreTests {
     func defaultLayoutDelete(wholeGroup: Bool) throws {
         let store = try TestKeyring.store(.defaultCollection)
         let group = TestKeyring.uniqueGroup("plain")
-        for index in 0..<4 { try store.add(Fixture.item(group, "a\(index)", type: index % 2, at: Double(index))) }
+        for index in 0..<4 { try store.add(Fixture.item(group, "a\(index)", type: UInt32(index % 2), at: Double(index))) }
         let query = wholeGroup ? Fixture.all(group) : ItemQuery(groups: [group], type: 1)
         #expect(try store.delete(matching: query) == (wholeGroup ? 4 : 2))
         #expect(try store.items(matching: Fixture.all(group), limit: nil).count == (wholeGroup ? 0 : 2))

@@ -32,12 +32,12 @@ struct StorageContractTests {
             #expect(all.map(\.account).sorted() == ["alice", "ours"])
             let theirs = try #require(try store.items(matching: ItemQuery(groups: [group], account: "alice"), limit: nil).first)
             #expect(theirs.data == Data("plain-secret".utf8))
-            #expect(theirs.creator == "external")
+            #expect(theirs.provenance?.addedBy == Provenance.external && theirs.creator == nil)
             #expect(theirs.label == "Their token")
             #expect(theirs.type == 2002 && theirs.generic == Data("rt-client".utf8))
             #expect(abs(theirs.creationDate.timeIntervalSinceNow) < 120)
-            // Our creator filter tells them apart.
-            #expect(try store.items(matching: ItemQuery(groups: [group], filters: .init(creator: "external")), limit: nil).map(\.account) == ["alice"])
+            // The emulator's provenance tells them apart.
+            #expect(try store.items(matching: ItemQuery(groups: [group], filters: .init(addedBy: Provenance.external)), limit: nil).map(\.account) == ["alice"])
 
             // Its key is taken: an add of the same key is a duplicate, as for any item.
             #expect(throws: StorageError.duplicateItem(PrimaryKey(group: group, account: "alice", service: "rt"))) {
@@ -51,7 +51,7 @@ struct StorageContractTests {
             #expect(lookup.text == "rotated")
             #expect(try store.update(matching: query, with: ItemChange(comment: "seen"), at: Date()) == 1)
             #expect(try SecretTool.run(["lookup", "access-group", group, "account", "alice", "service", "rt"], bus: bus).text == "rotated")
-            #expect(try store.items(matching: query, limit: nil).first?.creator == "external")
+            #expect(try store.items(matching: query, limit: nil).first?.provenance?.addedBy == Provenance.external)
 
             // A whole-group delete takes it too.
             #expect(try store.delete(matching: ItemQuery(groups: [group])) == 2)

@@ -12,12 +12,12 @@ enum Fixture {
 
     static func item(
         _ group: String, _ account: String, _ service: String = "service",
-        generic: Data? = nil, type: Int? = nil, label: String? = nil, creator: String? = nil,
+        generic: Data? = nil, type: UInt32? = nil, label: String? = nil, creator: UInt32? = nil, provenance: Provenance? = nil,
         at offset: Double = 0, data: Data = Data("secret".utf8)
     ) -> StoredItem {
         StoredItem(
             group: group, account: account, service: service, generic: generic, type: type, label: label,
-            creator: creator, creationDate: epoch.addingTimeInterval(offset),
+            creator: creator, provenance: provenance, creationDate: epoch.addingTimeInterval(offset),
             modificationDate: epoch.addingTimeInterval(offset), data: data)
     }
 

@@ -24,7 +24,7 @@ struct ItemWatchConformanceTests {
     func item(_ account: String, in group: String, creator: String, data: String = secret) -> StoredItem {
         let now = Date()
         return StoredItem(
-            group: group, account: account, service: "refreshtoken-client--", creator: creator,
+            group: group, account: account, service: "refreshtoken-client--", provenance: Provenance(addedBy: creator),
             creationDate: now, modificationDate: now, data: Data(data.utf8))
     }
 
@@ -59,7 +59,7 @@ struct ItemWatchConformanceTests {
         try store.add(item("sentinel", in: groups.watched, creator: calendar))
 
         let events = await collect(watch, until: { $0.account == "sentinel" })
-        var summary = events.map { "\($0.kind.rawValue) \($0.account) \($0.creator ?? "-")" }
+        var summary = events.map { "\($0.kind.rawValue) \($0.account) \($0.addedBy ?? "-")" }
         // The Secret Service's signals carry only an item's path: the watcher reads a created
         // item's attributes when the signal arrives, so bob, deleted right away, is named only
         // when the watcher got there first (on a busy machine it may not): both of its events,
@@ -111,7 +111,7 @@ struct ItemWatchConformanceTests {
         try suite.mail.add(NewItem(account: "alice", service: "s", data: Data("x".utf8)))
         let events = await collect(watch, count: 1)
         #expect(events.map(\.group) == [suite.shared])
-        #expect(events.first?.creator == "com.contoso.mail")
+        #expect(events.first?.addedBy == "com.contoso.mail")
 
         // The build variable is expanded like everywhere else.
         let expanded = try calendar.watch(group: "$(AppIdentifierPrefix)com.microsoft.adalcache")

@@ -87,6 +87,7 @@ struct SecItemKeychain: KeychainAPI {
         attributes[kSecAttrAccessGroup as String] = new.group
         attributes[kSecAttrGeneric as String] = new.generic
         attributes[kSecAttrType as String] = new.type
+        attributes[kSecAttrCreator as String] = new.creator
         attributes[kSecAttrLabel as String] = new.label
         attributes[kSecAttrComment as String] = new.comment
         attributes[kSecAttrDescription as String] = new.itemDescription
@@ -146,6 +147,7 @@ struct SecItemKeychain: KeychainAPI {
         Self.put(change.internet, into: &attributes)
         attributes[kSecAttrGeneric as String] = change.generic
         attributes[kSecAttrType as String] = change.type
+        attributes[kSecAttrCreator as String] = change.creator
         attributes[kSecAttrLabel as String] = change.label
         attributes[kSecAttrComment as String] = change.comment
         attributes[kSecAttrDescription as String] = change.itemDescription
@@ -210,6 +212,7 @@ struct SecItemKeychain: KeychainAPI {
         }
         dictionary[kSecAttrGeneric as String] = query.generic
         dictionary[kSecAttrType as String] = query.type
+        dictionary[kSecAttrCreator as String] = query.filters.creator
         dictionary[kSecAttrLabel as String] = query.filters.label
         dictionary[kSecAttrComment as String] = query.filters.comment
         dictionary[kSecAttrDescription as String] = query.filters.itemDescription
@@ -261,9 +264,9 @@ struct SecItemKeychain: KeychainAPI {
         let data = values[kSecValueData as String] as? Data ?? Data()
         return KeychainItem(
             group: group, account: account.key, service: service.key, generic: values[kSecAttrGeneric as String] as? Data,
-            type: (values[kSecAttrType as String] as? NSNumber)?.intValue, label: values[kSecAttrLabel as String] as? String,
+            type: (values[kSecAttrType as String] as? NSNumber)?.uint32Value, label: values[kSecAttrLabel as String] as? String,
             comment: values[kSecAttrComment as String] as? String, itemDescription: values[kSecAttrDescription as String] as? String,
-            creator: values[kSecAttrCreator as String] as? String, creationDate: created, modificationDate: modified, data: data,
+            creator: (values[kSecAttrCreator as String] as? NSNumber)?.uint32Value, creationDate: created, modificationDate: modified, data: data,
             accessibility: accessible, synchronizable: (values[kSecAttrSynchronizable as String] as? NSNumber)?.boolValue ?? false,
             accountIsData: account.isData, serviceIsData: service.isData, internet: internet,
             accessControl: control?.flags)

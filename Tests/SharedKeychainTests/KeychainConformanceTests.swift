@@ -41,11 +41,33 @@ struct KeychainConformanceTests {
         let suite = try Suite(target)
         let added = try suite.mail.add(token())
         #expect(added.group == suite.shared)
-        #expect(added.creator == "com.contoso.mail")
         let seen = try suite.calendar.first(KeychainQuery(account: "alice"))
         #expect(seen.data == Data("secret-1".utf8))
         #expect(seen.group == suite.shared)
-        #expect(seen.creator == "com.contoso.mail")
+        // No creator unless the caller sets one, as on a device; who added it is the
+        // emulator's record, which the Swift API returns and SecItem never does.
+        #expect(added.creator == nil && seen.creator == nil)
+        #expect(seen.provenance == (target.api == .swift ? Provenance(addedBy: "com.contoso.mail") : nil))
+    }
+
+    /// `kSecAttrCreator` and `kSecAttrType` are the caller's unsigned 32-bit numbers: kept,
+    /// returned, matched and updated as given, the largest included.
+    @Test(arguments: Target.all)
+    func creatorAndTypeAreTheCallersNumbers(_ target: Target) throws {
+        let suite = try Suite(target)
+        var coded = token("alice")
+        coded.creator = 0x6161_706C
+        coded.type = UInt32.max
+        try suite.mail.add(coded)
+        try suite.mail.add(token("bob"))
+        let alice = try suite.calendar.first(KeychainQuery(account: "alice"))
+        #expect(alice.creator == 0x6161_706C && alice.type == UInt32.max)
+        #expect(try suite.calendar.first(KeychainQuery(account: "bob")).creator == nil)
+        let byCreator = try suite.calendar.copyMatching(KeychainQuery(filters: .init(creator: 0x6161_706C)), limit: .all)
+        #expect(byCreator.map(\.account) == ["alice"])
+        #expect(try suite.calendar.copyMatching(KeychainQuery(type: UInt32.max), limit: .all).map(\.account) == ["alice"])
+        #expect(try suite.calendar.update(KeychainQuery(account: "bob"), with: ItemChange(creator: 7)) == 1)
+        #expect(try suite.mail.copyMatching(KeychainQuery(filters: .init(creator: 7)), limit: .all).map(\.account) == ["bob"])
     }
 
     @Test("a numeric match limit returns at most that many, oldest first", arguments: Target.all)
@@ -226,7 +248,9 @@ struct KeychainConformanceTests {
         #expect(updated.label == "rotated")
         #expect(updated.creationDate == added.creationDate)
         #expect(updated.modificationDate >= added.modificationDate)
-        #expect(updated.creator == "com.contoso.mail")
+        #expect(updated.creator == nil)
+        // The emulator records who added and who last modified it (not through SecItem).
+        #expect(updated.provenance == (target.api == .swift ? Provenance(addedBy: "com.contoso.mail", modifiedBy: "com.contoso.calendar") : nil))
     }
 
     @Test(arguments: Target.all)

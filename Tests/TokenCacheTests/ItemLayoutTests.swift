@@ -10,7 +10,7 @@ struct ItemLayoutTests {
         let account: String
         let service: String
         let generic: String?
-        let type: Int?
+        let type: UInt32?
         var description: String { "\(account) | \(service) | \(generic ?? "nil") | \(type.map(String.init) ?? "nil")" }
     }
 
@@ -42,7 +42,7 @@ struct ItemLayoutTests {
         }
         #expect(rows.count == expected.count)
         #expect(Set(rows) == expected)
-        #expect(try suite.items().allSatisfy { $0.group == suite.group && $0.creator == "com.contoso.mail" })
+        #expect(try suite.items().allSatisfy { $0.group == suite.group && $0.creator == nil && $0.provenance?.addedBy == "com.contoso.mail" })
         // MSIDKeychainTokenCache.m saveData: every item MSAL adds is afterFirstUnlockThisDeviceOnly.
         #expect(try suite.items().allSatisfy { $0.accessibility == .afterFirstUnlockThisDeviceOnly })
         // The account metadata: this client signed this account in (MSIDAccountMetadataCacheItem.m).

@@ -137,7 +137,7 @@ private final class SchemaHandle: @unchecked Sendable {
     init() {
         let names = [
             ItemAttributes.group, ItemAttributes.account, ItemAttributes.service, ItemAttributes.generic,
-            ItemAttributes.type, ItemAttributes.creator,
+            ItemAttributes.type, ItemAttributes.creator, ItemAttributes.addedBy,
         ]
         // Values are SecretSchemaAttributeType as pointers; STRING is 0, so NULL values.
         let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, nil)

@@ -12,9 +12,16 @@ enum ItemAttributes {
     static let service = "service"
     /// Base64 of the bytes.
     static let generic = "generic"
-    /// Decimal.
+    /// `kSecAttrType`, decimal.
     static let type = "type"
+    /// `kSecAttrCreator`, decimal. Items of the layout before provenance hold the adding app's
+    /// bundle ID here instead: a value that is no decimal number is read as ``addedBy``.
     static let creator = "creator"
+    /// The emulator's provenance (``Provenance/addedBy``): the bundle ID of the app that added
+    /// the item. The emulator's own metadata, named with its prefix so no tool takes it for an
+    /// Apple attribute. Who last modified the item is kept in the record only: an attribute
+    /// that changed with every writer would turn each update into a move.
+    static let addedBy = "sharedkeychain:added-by"
     /// Apple's constant value (`ak`, `ck`, ...), present when not the default `whenUnlocked`.
     static let accessible = "accessible"
     /// `1` for a synchronizable item, `0` for a local one; absent on items written before the
@@ -72,7 +79,8 @@ enum ItemAttributes {
         attributes[synchronizable] = item.synchronizable ? "1" : "0"
         if let value = item.generic { attributes[generic] = value.base64EncodedString() }
         if let value = item.type { attributes[type] = String(value) }
-        if let value = item.creator { attributes[creator] = value }
+        if let value = item.creator { attributes[creator] = String(value) }
+        if let value = item.provenance?.addedBy { attributes[addedBy] = value }
         if item.accessibility != .whenUnlocked { attributes[accessible] = item.accessibility.secValue }
         return attributes
     }
@@ -106,19 +114,25 @@ enum ItemAttributes {
         return attributes
     }
 
-    /// What an item another client wrote shows as its creator.
-    static let externalCreator = "external"
+    /// Who added the item, by the attributes: the emulator's attribute, or a bundle ID the
+    /// layout before provenance kept as the creator.
+    static func addedBy(in attributes: [String: String]) -> String? {
+        if let value = attributes[addedBy] { return value }
+        return attributes[creator].flatMap { Provenance.legacy(creator: $0).provenance?.addedBy }
+    }
 
-    /// The attributes an item of another client is rewritten with: its own, without a creator.
+    /// The attributes an item of another client is rewritten with: its own, without the
+    /// emulator's provenance (it reads ``Provenance/external``).
     static func ofExternal(_ item: StoredItem) -> [String: String] {
         var attributes = of(item)
-        attributes[creator] = nil
+        attributes[addedBy] = nil
         return attributes
     }
 
     /// An item another Secret Service client wrote with this store's attributes and a plain
     /// secret (`data`): its attributes from the Secret Service, `account` and `service` empty
-    /// when absent (Apple's defaults), its dates the Secret Service's, and `external` as creator.
+    /// when absent (Apple's defaults), its dates the Secret Service's, a decimal `creator` as its
+    /// `kSecAttrCreator`, and ``Provenance/external`` as who added it.
     static func externalItem(_ properties: SecretServiceClient.ItemProperties, data: Data) throws(ItemEnvelope.DecodingError)
         -> ItemEnvelope
     {
@@ -131,10 +145,10 @@ enum ItemAttributes {
             }
             generic = bytes
         }
-        var type: Int?
+        var type: UInt32?
         if let text = values[Self.type] {
             guard let number = UInt32(text) else { throw .init(reason: "its type attribute '\(text)' is not a decimal number from 0 to 4294967295") }
-            type = Int(number)
+            type = number
         }
         var accessibility = Accessibility.whenUnlocked
         if let text = values[accessible] {
@@ -144,7 +158,8 @@ enum ItemAttributes {
         let created = Date(timeIntervalSince1970: Double(properties.created))
         let item = StoredItem(
             group: group, account: values[account] ?? "", service: values[service] ?? "", generic: generic, type: type,
-            label: properties.label, creator: externalCreator, creationDate: created,
+            label: properties.label, creator: values[creator].flatMap { UInt32($0) }, provenance: Provenance(addedBy: Provenance.external),
+            creationDate: created,
             modificationDate: Date(timeIntervalSince1970: Double(properties.modified)), data: data, accessibility: accessibility,
             synchronizable: values[synchronizable] == "1", internet: try externalInternet(values))
         // Ordered by when the Secret Service says it was created, in the insertion clock's unit.

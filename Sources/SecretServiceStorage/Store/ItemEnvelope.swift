@@ -16,7 +16,10 @@ import Synchronization
 ///     offset 12 + N   rest     the item's data, raw bytes (binary-safe)
 ///
 /// Header keys: `v` (format version, 1); `group`, `account`, `service`; `generic` (base64),
-/// `type` (integer), `label`, `comment`, `desc`, `creator` (each absent when nil), `sync`
+/// `type` (integer), `label`, `comment`, `desc`, `creator` (`kSecAttrCreator`, an integer;
+/// records of the layout before provenance hold the adding app's bundle ID here as a string,
+/// read as `added`), `added` and `modified` (the emulator's provenance: the bundle IDs of the
+/// apps that added and last modified the item) (each absent when nil), `sync`
 /// (true, absent when false); `creationDate` and
 /// `modificationDate` (integer milliseconds since 1970); `creationTime` and `modificationTime`
 /// (the exact `Date` as seconds since 2001-01-01, a double, so dates round-trip bit for bit; a
@@ -41,6 +44,30 @@ struct ItemEnvelope: Sendable {
         let reason: String
     }
 
+    /// The header's `creator`: a number (`kSecAttrCreator`), or in records of the layout before
+    /// provenance the text it held (the adding app's bundle ID, or a caller's number as text).
+    private enum CreatorField: Codable {
+        case number(UInt32)
+        case text(String)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(UInt32.self) {
+                self = .number(number)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .number(let number): try container.encode(number)
+            case .text(let text): try container.encode(text)
+            }
+        }
+    }
+
     private struct Header: Codable {
         var v: Int
         var group: String
@@ -51,7 +78,9 @@ struct ItemEnvelope: Sendable {
         var label: String?
         var comment: String?
         var desc: String?
-        var creator: String?
+        var creator: CreatorField?
+        var added: String?
+        var modified: String?
         var sync: Bool?
         var creationDate: Int64
         var modificationDate: Int64
@@ -74,11 +103,13 @@ struct ItemEnvelope: Sendable {
             account: item.account,
             service: item.service,
             generic: item.generic?.base64EncodedString(),
-            type: item.type,
+            type: item.type.map(Int.init),
             label: item.label,
             comment: item.comment,
             desc: item.itemDescription,
-            creator: item.creator,
+            creator: item.creator.map(CreatorField.number),
+            added: item.provenance?.addedBy,
+            modified: item.provenance?.modifiedBy,
             sync: item.synchronizable ? true : nil,
             creationDate: Self.milliseconds(item.creationDate),
             modificationDate: Self.milliseconds(item.modificationDate),
@@ -131,6 +162,21 @@ struct ItemEnvelope: Sendable {
             guard let decoded = Data(base64Encoded: text) else { throw DecodingError(reason: "generic is not base64") }
             generic = decoded
         }
+        var type: UInt32?
+        if let value = header.type {
+            guard let number = UInt32(exactly: value) else { throw DecodingError(reason: "type \(value) is not a number from 0 to 4294967295") }
+            type = number
+        }
+        var creator: UInt32?
+        var provenance: Provenance?
+        switch header.creator {
+        case .number(let number)?: creator = number
+        case .text(let text)?: (creator, provenance) = Provenance.legacy(creator: text)
+        case nil: break
+        }
+        if header.added != nil || header.modified != nil {
+            provenance = Provenance(addedBy: header.added ?? provenance?.addedBy, modifiedBy: header.modified)
+        }
         var accessibility = Accessibility.whenUnlocked
         if let value = header.accessible {
             guard let known = Accessibility(secValue: value) else { throw DecodingError(reason: "unknown accessibility class \(value)") }
@@ -141,11 +187,12 @@ struct ItemEnvelope: Sendable {
             account: header.account,
             service: header.service,
             generic: generic,
-            type: header.type,
+            type: type,
             label: header.label,
             comment: header.comment,
             itemDescription: header.desc,
-            creator: header.creator,
+            creator: creator,
+            provenance: provenance,
             creationDate: date(exact: header.creationTime, milliseconds: header.creationDate),
             modificationDate: date(exact: header.modificationTime, milliseconds: header.modificationDate),
             data: bytes.subdata(in: headerRange.upperBound ..< bytes.endIndex),

@@ -89,7 +89,7 @@ final class ItemSignalWatcher: @unchecked Sendable {
         func event(_ kind: ItemEvent.Kind, at time: Date) -> ItemEvent {
             ItemEvent(
                 kind: kind, group: group, account: account, service: service,
-                creator: attributes[ItemAttributes.creator], time: time)
+                addedBy: ItemAttributes.addedBy(in: attributes), time: time)
         }
     }
 

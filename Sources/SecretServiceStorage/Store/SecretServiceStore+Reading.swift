@@ -16,7 +16,7 @@ extension SecretServiceStore {
     }
 
     /// The item another client wrote at `path` with `secret` as its data, its attributes read
-    /// from the Secret Service (one call); nil when it is gone. Its creator reads `external`.
+    /// from the Secret Service (one call); nil when it is gone. It reads as added by `external`.
     func externalItem(at path: String, secret: Data, _ service: ServiceHandle) throws -> ItemEnvelope? {
         guard let properties = try client.itemProperties(service, path: path) else { return nil }
         do {

@@ -6,7 +6,7 @@ import KeychainStorage
 /// that a failure part-way leaves the old items.
 extension SecretServiceStore {
     /// Creates the item in `collection`; returns its path. An `external` item (another client's)
-    /// keeps that client's form: the plain data as its secret, and no creator attribute.
+    /// keeps that client's form: the plain data as its secret, and no provenance attribute.
     func create(
         _ envelope: ItemEnvelope, in collection: String, replace: Bool, external: Bool = false, _ service: ServiceHandle
     ) throws -> String {

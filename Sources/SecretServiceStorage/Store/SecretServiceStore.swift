@@ -7,8 +7,8 @@ import Synchronization
 /// Generic-password items in a Secret Service (gnome-keyring, KeePassXC, ...) through libsecret.
 ///
 /// Each ``StoredItem`` is one Secret Service item with the searchable string attributes
-/// `access-group`, `account`, `service`, `generic` (base64), `type` (decimal) and `creator`
-/// (the last three absent when nil), `accessible` (Apple's class value, absent for the default
+/// `access-group`, `account`, `service`, `generic` (base64), `type` and `creator` (decimal) and
+/// `sharedkeychain:added-by` (the emulator's provenance) (the last four absent when nil), `accessible` (Apple's class value, absent for the default
 /// `whenUnlocked`), plus `xdg:schema` = `org.sharedkeychain.GenericPassword`.
 /// Its label is the item's label, or "account @ service". The secret is an ``ItemEnvelope``
 /// holding the whole record, so listing N items costs a path search per shard searched (or one

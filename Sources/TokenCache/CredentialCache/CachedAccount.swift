@@ -98,7 +98,7 @@ public enum AuthorityType: String, Sendable, Hashable, Codable, CaseIterable {
     case adfs = "ADFS"
 
     /// `kSecAttrType` of the account item: 1000 + {AAD 1, MSA 2, MSSTS 3, ADFS 4}.
-    var itemType: Int {
+    var itemType: UInt32 {
         switch self {
         case .aad: 1001
         case .msa: 1002
@@ -107,7 +107,7 @@ public enum AuthorityType: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
-    init?(itemType: Int) {
+    init?(itemType: UInt32) {
         guard let match = Self.allCases.first(where: { $0.itemType == itemType }) else { return nil }
         self = match
     }

@@ -137,7 +137,7 @@ enum CredentialType: String, Sendable, Hashable, CaseIterable {
     /// `kSecAttrType`: 2000 + {AccessToken 1, RefreshToken 2, IDToken 3, FamilyRefreshToken 8}
     /// (`MSIDCredentialType.m`). In classic mode a family refresh token is stored as a refresh
     /// token (2002) keyed by the family ID.
-    var itemType: Int {
+    var itemType: UInt32 {
         switch self {
         case .accessToken: 2001
         case .refreshToken: 2002
@@ -149,7 +149,7 @@ enum CredentialType: String, Sendable, Hashable, CaseIterable {
     /// A refresh token of either kind.
     var isRefreshToken: Bool { self == .refreshToken || self == .familyRefreshToken }
 
-    init?(itemType: Int) {
+    init?(itemType: UInt32) {
         guard let match = Self.allCases.first(where: { $0.itemType == itemType }) else { return nil }
         self = match
     }

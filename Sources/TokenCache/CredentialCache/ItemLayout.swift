@@ -18,7 +18,7 @@ struct ItemLayout: Sendable, Hashable {
     var account: String
     var service: String
     var generic: Data?
-    var type: Int?
+    var type: UInt32?
 
     /// The `(account, service)` pair that, with the group, is the item's primary key.
     var address: ItemAddress { ItemAddress(account: account, service: service) }
@@ -75,15 +75,15 @@ struct ItemLayout: Sendable, Hashable {
 /// The `kSecAttrType` numbers of cache items.
 enum ItemType {
     /// Credentials are 2000 + the credential type (see ``CredentialType``).
-    static let credentials: Set<Int> = [2001, 2002, 2003, 2008]
+    static let credentials: Set<UInt32> = [2001, 2002, 2003, 2008]
     /// Accounts are 1000 + the authority type (see ``AuthorityType``).
-    static let accounts: ClosedRange<Int> = 1001...1004
-    static let appMetadata = 3001
+    static let accounts: ClosedRange<UInt32> = 1001...1004
+    static let appMetadata: UInt32 = 3001
     /// Account metadata: one item per client (``AccountMetadataItem``).
-    static let accountMetadata = 5001
+    static let accountMetadata: UInt32 = 5001
     /// The per-account sign-in records of earlier versions of this emulator, read and converted
     /// (``LegacySignInRecord``).
-    static let legacySignInState = 4001
+    static let legacySignInState: UInt32 = 4001
 }
 
 /// The account and service of an item: its primary key within the group.

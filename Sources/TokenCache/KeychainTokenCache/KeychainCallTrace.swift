@@ -19,7 +19,7 @@ public struct KeychainCall: Sendable, Hashable, CustomStringConvertible {
     public var service: String?
     /// `kSecAttrGeneric` as text (it is UTF-8 in every item the SDKs write).
     public var generic: String?
-    public var type: Int?
+    public var type: UInt32?
     /// `kSecAttrAccessible`, on adds.
     public var accessibility: Accessibility?
     public var status: KeychainStatus

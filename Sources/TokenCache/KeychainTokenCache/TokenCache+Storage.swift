@@ -26,7 +26,7 @@ extension TokenCache {
 
     /// The group's items of `types`, one partial query per type: what those items cost to read,
     /// whatever else the group holds.
-    func items(ofTypes types: [Int]) throws(TokenCacheError) -> [KeychainItem] {
+    func items(ofTypes types: [UInt32]) throws(TokenCacheError) -> [KeychainItem] {
         var found: [KeychainItem] = []
         for type in types { found += try items(matching: KeychainQuery(group: accessGroup, type: type)) }
         return found
