@@ -27,7 +27,7 @@ struct HazardScenarioTests {
         #expect(!open.deviceView.contains { $0.contains("created by") || $0.contains("last wiped by") })
         // The emulator's view names Calendar, labelled as its own record.
         #expect(open.emulatorView.label == "recorded by the emulator; a device keeps none")
-        #expect(open.emulatorView.lines.contains { $0.contains("com.contoso.calendar deleted \(wiped) items, created by com.contoso.mail \(wiped)") })
+        #expect(open.emulatorView.lines.contains { $0.contains("com.contoso.calendar deleted \(wiped) items, added by com.contoso.mail \(wiped)") })
         #expect(open.losses == [AppLoss(app: "com.contoso.mail", lost: wiped, causedBy: ["com.contoso.calendar"])])
         #expect(open.audit.isEmpty)
 
