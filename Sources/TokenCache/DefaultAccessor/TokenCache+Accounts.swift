@@ -14,7 +14,7 @@ extension TokenCache {
     /// one account per home account, the home tenant's record first, as MSAL merges them.
     ///
     /// Then, as the default accessor asks its other accessor, the users of ADAL's legacy refresh
-    /// tokens of this client or family (``legacyAccounts(clientID:familyID:)``), those already
+    /// tokens of this client or family (the legacy accessor's `accountsWithAuthority`), those already
     /// listed and those this client signed out left out (`filterSignedOutAccountsFromOtherAccessor`).
     ///
     /// An ADAL app (``TokenCacheSDK/adal``) lists only the legacy users: ADAL keeps no account

@@ -15,7 +15,7 @@ extension TokenCache {
     /// - Returns: how many credentials were deleted.
     @discardableResult
     ///
-    /// Then the legacy accessor's part (``legacyRemovalTargets(userID:clientID:)``): ADAL's legacy
+    /// Then the legacy accessor's part (`clearCacheForAccount`): ADAL's legacy
     /// items of the user's UPN whose client ID is this app's, each deleted by its key, the wipe
     /// record after each refresh token; the family's `foci-<fid>` copy survives. An ADAL app
     /// (`removeAllForUserId:clientId:`) deletes its legacy items first, then, through its other
@@ -123,7 +123,7 @@ extension TokenCache {
     @discardableResult
     ///
     /// Then every client's legacy items of the user's UPN, `foci-*` copies included, in one
-    /// delete and one wipe record (``wipeLegacy(userID:)``). An ADAL app
+    /// delete and one wipe record. An ADAL app
     /// (`wipeAllItemsForUserId:`) deletes the legacy items first, then every client's
     /// MSAL-format credentials of the user, keeps the account records and no sign-in state.
     public func wipeAccount(_ identifier: String) throws(TokenCacheError) -> Int {
