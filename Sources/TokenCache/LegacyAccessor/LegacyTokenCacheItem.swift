@@ -51,13 +51,18 @@ struct LegacyTokenCacheItem: Sendable, Hashable {
     }
 
     /// The authority's tenant (`msidAADTenant`): its first path component.
-    var realm: String {
+    var realm: String { Self.realm(ofAuthority: authority) }
+
+    /// The first path component of `authority` (`https://host/<realm>`), or empty.
+    static func realm(ofAuthority authority: String) -> String {
         URLComponents(string: authority)?.path.split(separator: "/").first.map(String.init) ?? ""
     }
 
     /// The ID token's claims, when it has one that decodes.
-    var idTokenClaims: JSONObject? {
-        guard let idToken else { return nil }
+    var idTokenClaims: JSONObject? { idToken.flatMap(Self.claims(ofIDToken:)) }
+
+    /// The payload of an (unsigned or signed) JWT, when it decodes to a JSON object.
+    static func claims(ofIDToken idToken: String) -> JSONObject? {
         let parts = idToken.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count >= 2, let payload = Base64URL.decode(String(parts[1])) else { return nil }
         return CacheJSON.object(from: payload)
@@ -65,13 +70,18 @@ struct LegacyTokenCacheItem: Sendable, Hashable {
 
     /// `MSIDIdTokenClaims userId`: the UPN-like name the ID token carries, which is what the
     /// SDK deletes by (`clearCacheForAccount`); nil without a usable ID token.
-    var userID: String? {
-        guard let claims = idTokenClaims else { return nil }
-        for key in ["upn", "preferred_username", "email", "unique_name", "oid", "sub"] {
+    var userID: String? { idTokenClaims.flatMap(Self.userID(claims:)) }
+
+    /// The claims' user ID: a displayable name when there is one, else an object ID.
+    static func userID(claims: JSONObject) -> String? {
+        for key in displayableUserIDClaims + ["oid", "sub"] {
             if let value = claims[key]?.stringValue, !value.trimmingWhitespace.isEmpty { return value }
         }
         return nil
     }
+
+    /// The claims a displayable user ID comes from, in the order they are tried.
+    static let displayableUserIDClaims = ["upn", "preferred_username", "email", "unique_name"]
 
     /// The account the ID token describes, as MSAL's legacy accessor builds it
     /// (`accountsWithAuthority`); nil without a home account ID or username.
@@ -212,11 +222,14 @@ final class ArchivedUserInformation: NSObject, NSSecureCoding {
 
     func encode(with coder: NSCoder) {
         coder.encode(rawIDToken.map(NSString.init(string:)), forKey: "rawIdToken")
-        let item = LegacyTokenCacheItem(authority: "", idToken: rawIDToken, clientID: "")
-        let claims = item.idTokenClaims.map(Self.foundationDictionary)
-        coder.encode(claims, forKey: "allClaims")
-        coder.encode(item.userID.map(NSString.init(string:)), forKey: "userId")
-        coder.encode(item.userIDIsDisplayable, forKey: "userIdDisplayable")
+        // ADAL 1.x reads these three instead of parsing the ID token itself.
+        let claims = rawIDToken.flatMap(LegacyTokenCacheItem.claims(ofIDToken:))
+        coder.encode(claims.map(Self.foundationDictionary), forKey: "allClaims")
+        coder.encode(claims.flatMap(LegacyTokenCacheItem.userID(claims:)).map(NSString.init(string:)), forKey: "userId")
+        let displayable = claims.map { claims in
+            LegacyTokenCacheItem.displayableUserIDClaims.contains { claims[$0]?.stringValue?.isEmpty == false }
+        } ?? false
+        coder.encode(displayable, forKey: "userIdDisplayable")
     }
 
     init?(coder: NSCoder) {
@@ -240,13 +253,5 @@ final class ArchivedUserInformation: NSObject, NSSecureCoding {
         case .array(let values): NSArray(array: values.map(foundationObject))
         case .object(let object): foundationDictionary(object)
         }
-    }
-}
-
-extension LegacyTokenCacheItem {
-    /// `MSIDAADIdTokenClaims userIdDisplayable`: the user ID is a UPN or e-mail, not an object ID.
-    var userIDIsDisplayable: Bool {
-        guard let claims = idTokenClaims else { return false }
-        return ["upn", "preferred_username", "email", "unique_name"].contains { claims[$0]?.stringValue?.isEmpty == false }
     }
 }

@@ -62,9 +62,10 @@ extension TokenCache {
             let response = issuer.issue(
                 to: issuer.user(for: account), clientID: clientID, familyID: configuration.familyID,
                 environment: environment, scopes: scopes, at: date)
-            let realm = LegacyTokenCacheKey.isLegacy(entry.item)
-                ? LegacyTokenCacheItem(authority: LegacyTokenCacheKey.components(ofService: entry.item.service)?.authority ?? "", clientID: clientID).realm
-                : realms[realms.count - 1]
+            // The new tokens go where the redeemed legacy token was, else under `common`.
+            let legacyAuthority = LegacyTokenCacheKey.isLegacy(entry.item)
+                ? LegacyTokenCacheKey.components(ofService: entry.item.service)?.authority : nil
+            let realm = legacyAuthority.map(LegacyTokenCacheItem.realm(ofAuthority:)) ?? ""
             try saveLegacy(response, realm: realm.isEmpty ? "common" : realm, over: snapshot)
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
         }
