@@ -262,4 +262,60 @@ struct LegacyAccessorTests {
         try other.mail.signIn(username: Self.alice)
         #expect(try other.mail.exportCacheReporting().legacyItemsLeftOut == 0)
     }
+
+    /// The keychain calls, as `--trace` shows them. An ADAL sign-in
+    /// (MSIDLegacyTokenCacheAccessor saveTokensWithConfiguration, then the default accessor's
+    /// saveSSOStateWithConfiguration): legacy AT, legacy RT, foci copy, family RT, the client's
+    /// RT, app metadata, account; each update-then-add; no account metadata.
+    @Test(arguments: Backend.memoryAndKeyring)
+    func anADALSignInsKeychainCallsAreTheLegacyAccessors(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let recorder = KeychainTraceTests.Recorder()
+        let base = try suite.adalApp()
+        var configuration = base.configuration
+        configuration.trace = recorder.trace
+        let adal = try TokenCache(keychain: base.keychain, configuration: configuration, now: suite.clock.function)
+        let result = try adal.signIn(username: Self.alice)
+        let writes = recorder.take().filter { $0.function != .copyMatching }
+        let c = Suite.mailClient
+        let legacy = { (resource: String?, client: String) in
+            LegacyTokenCacheKey(environment: "login.microsoftonline.com", realm: "common", clientID: client, resource: resource, userID: Self.alice).service
+        }
+        let services = [legacy(LegacyResource.graph, c), legacy(nil, c), legacy(nil, "foci-1"),
+                        "refreshtoken-1--", "refreshtoken-\(c)--", "appmetadata-\(c)", result.tenantID]
+        #expect(writes.map { "\($0.function.rawValue) \($0.service ?? "")" } == services.flatMap { ["SecItemUpdate \($0)", "SecItemAdd \($0)"] })
+        #expect(writes.filter { $0.function == .add }.allSatisfy { $0.accessibility == .afterFirstUnlockThisDeviceOnly })
+        #expect(writes.prefix(6).filter { $0.function == .add }.allSatisfy { $0.generic == "MSOpenTech.ADAL.1" && $0.type == nil })
+    }
+
+    /// MSAL's removeAccount, legacy part (MSIDLegacyTokenCacheAccessor clearCacheForAccount,
+    /// removeTokenEnvironment:): after the default accessor's deletes, one read of the user's
+    /// legacy items, then a delete by exact key {account, service, generic} for each of this
+    /// client's, the wipe record after the refresh token's; then signed_out.
+    @Test(arguments: Backend.memoryAndKeyring)
+    func msalsRemoveAccountTracesTheLegacyDeletes(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        try suite.adalApp().signIn(username: Self.alice)
+        let recorder = KeychainTraceTests.Recorder()
+        var configuration = suite.mail.configuration
+        configuration.trace = recorder.trace
+        let mail = try TokenCache(keychain: suite.mail.keychain, configuration: configuration, now: suite.clock.function)
+        try mail.remove(account: Self.alice)
+        let calls = recorder.take()
+        let legacyReads = calls.filter { $0.function == .copyMatching && $0.generic == "MSOpenTech.ADAL.1" }
+        #expect(legacyReads.contains { $0.account == Self.aliceAccount && $0.service == nil })
+        let steps = calls.filter { $0.function != .copyMatching }
+        let legacyDeletes = steps.enumerated().filter { $0.element.function == .delete && $0.element.generic == "MSOpenTech.ADAL.1" }
+        #expect(legacyDeletes.count == 2)
+        #expect(legacyDeletes.allSatisfy { $0.element.account == Self.aliceAccount && $0.element.service?.hasPrefix("MSOpenTech.ADAL.1|") == true })
+        // The RT's delete (the nil-resource GUID) is followed by the wipe record; the AT's is not.
+        for (index, call) in legacyDeletes {
+            let isRefreshToken = call.service?.contains(LegacyTokenCacheKey.nilKey) == true
+            #expect((steps[index + 1].account == WipeRecord.account) == isRefreshToken)
+        }
+        // The ADAL sign-in wrote no account metadata: signed_out is this client's first item.
+        #expect(steps.suffix(2).map { "\($0.function.rawValue) \($0.service ?? "")" } == [
+            "SecItemUpdate \(Suite.mailClient)", "SecItemAdd \(Suite.mailClient)",
+        ])
+    }
 }
