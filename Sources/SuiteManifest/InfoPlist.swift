@@ -11,6 +11,10 @@ public struct InfoPlist: Sendable, Hashable {
     public static let urlTypesKey = "CFBundleURLTypes"
     public static let urlSchemesKey = "CFBundleURLSchemes"
     public static let queriesSchemesKey = "LSApplicationQueriesSchemes"
+    /// The keys Apple defines for a `CFBundleURLTypes` entry; an inline entry may have any of
+    /// them (the seeds' own example has `CFBundleTypeRole` and `CFBundleURLName`), and only the
+    /// schemes are read.
+    public static let urlTypeKeys = ["CFBundleTypeRole", "CFBundleURLIconFile", "CFBundleURLName", urlSchemesKey]
 
     /// `CFBundleIdentifier`, when the plist has one.
     public let bundleIdentifier: String?
@@ -62,7 +66,7 @@ public struct InfoPlist: Sendable, Hashable {
         bundleIdentifier = try root.optional(Self.bundleIdentifierKey)?.string()
         var schemes: [String] = []
         for type in try root.optional(Self.urlTypesKey)?.list() ?? [] {
-            let entry = try type.dictionary(known: strict ? [Self.urlSchemesKey] : nil)
+            let entry = try type.dictionary(known: strict ? Self.urlTypeKeys : nil)
             schemes += try entry.optional(Self.urlSchemesKey)?.stringList() ?? []
         }
         urlSchemes = schemes

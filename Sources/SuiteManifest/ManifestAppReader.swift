@@ -5,7 +5,7 @@ import SharedKeychain
 struct ManifestAppReader {
     static let keys = [
         "name", "bundle_id", "team_id", "client_id", "redirect_uri", "keychain_group", "family_id",
-        "broker", "certificate_auth", "certificate_auth_redirect_uri", "privileged", "entitlements", "info_plist",
+        "broker", "certificate_auth", "certificate_auth_redirect_uri", "privileged", "entitlements", "info_plist", "sdk",
     ]
 
     let field: DocumentField
@@ -48,7 +48,18 @@ struct ManifestAppReader {
             entitlementsSource: entitlementsSource,
             infoPlist: infoPlist,
             infoPlistSource: infoPlistSource,
-            declaration: entry.location)
+            declaration: entry.location,
+            sdk: try readSDK(entry))
+    }
+
+    /// `sdk: msal` (the default) or `sdk: adal`; anything else names the field and the choices.
+    private func readSDK(_ entry: DocumentDictionary) throws(SuiteManifestError) -> IdentitySDK {
+        guard let field = entry.optional("sdk") else { return .msal }
+        let text = try field.nonEmptyString()
+        guard let sdk = IdentitySDK(rawValue: text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            throw .invalidValue(field.location, value: text, reason: "the SDK is 'msal' (the default) or 'adal'")
+        }
+        return sdk
     }
 
     /// The group the SDK is told to use, written without the team prefix, as in

@@ -8,6 +8,14 @@ public struct RedirectURI: Sendable, Hashable, CustomStringConvertible {
     public static let msalSchemePrefix = "msauth."
     /// The schemes of the broker (Microsoft Authenticator) itself.
     public static let brokerSchemes = ["msauth", "msauthv2"]
+    /// The schemes ADAL queries for the broker: `msauth` only (`msauthv2` is MSAL's broker
+    /// protocol; the seeds' ADAL guide lists `msauth` alone).
+    public static let adalBrokerSchemes = ["msauth"]
+
+    /// The schemes an app built with `sdk` must be able to query to see the broker.
+    public static func brokerSchemes(for sdk: IdentitySDK) -> [String] {
+        sdk == .adal ? adalBrokerSchemes : brokerSchemes
+    }
 
     /// The URI as written.
     public let rawValue: String
@@ -119,11 +127,14 @@ extension SuiteChecker {
         let own = RedirectURI.msalDefault(bundleID: app.bundleID)
         let named = uri.msalSchemeBundleID ?? uri.host
         if named.lowercased() == app.bundleID.lowercased() {
+            // For an ADAL app the legacy form is the SDK's own: nothing to say.
             if uri.msalSchemeBundleID == nil {
-                report(.info, .redirectURILegacy, app, """
-                    redirect URI '\(uri)' has the legacy ADAL form <scheme>://<bundle id>, which still works with MSAL; \
-                    the MSAL default is \(own)
-                    """)
+                if app.sdk == .msal {
+                    report(.info, .redirectURILegacy, app, """
+                        redirect URI '\(uri)' has the legacy ADAL form <scheme>://<bundle id>, which still works with MSAL; \
+                        the MSAL default is \(own)
+                        """)
+                }
             } else if uri.host != "auth" || !uri.remainder.isEmpty {
                 report(.warning, .redirectURIForm, app, """
                     redirect URI '\(uri)' is not the MSAL default \(own); use the default unless a scenario needs another

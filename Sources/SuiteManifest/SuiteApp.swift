@@ -39,6 +39,8 @@ public struct SuiteApp: Sendable, Hashable {
     public let infoPlistSource: PlistSource
     /// Where the manifest declares the app (`suite.yaml: apps[0]`).
     public let declaration: ManifestLocation
+    /// The SDK the app signs in with (`sdk:` in the manifest): MSAL unless it says `adal`.
+    public let sdk: IdentitySDK
 
     /// An app given in code; the sources default to inline at `declaration`, which defaults to
     /// `(in memory)`.
@@ -58,8 +60,10 @@ public struct SuiteApp: Sendable, Hashable {
         entitlementsSource: PlistSource? = nil,
         infoPlist: InfoPlist,
         infoPlistSource: PlistSource? = nil,
-        declaration: ManifestLocation = ManifestLocation(file: "(in memory)")
+        declaration: ManifestLocation = ManifestLocation(file: "(in memory)"),
+        sdk: IdentitySDK = .msal
     ) {
+        self.sdk = sdk
         self.name = name
         self.bundleID = bundleID
         self.teamID = teamID
@@ -94,6 +98,14 @@ public struct SuiteApp: Sendable, Hashable {
     public var displayName: String {
         name.map { "\($0) (\(bundleID))" } ?? bundleID
     }
+}
+
+/// The Microsoft SDK a suite app signs in with.
+public enum IdentitySDK: String, Sendable, Hashable, Codable, CaseIterable {
+    /// MSAL for iOS (the default).
+    case msal
+    /// ADAL for iOS, which the seeds describe: its sign-ins write ADAL's legacy items.
+    case adal
 }
 
 /// Where an app's entitlements or Info.plist came from: written inline in the manifest, or a

@@ -99,7 +99,7 @@ public enum CheckRule: String, Sendable, Codable, CaseIterable {
         case .urlSchemeUnique: "no other suite app registers the redirect URI's scheme"
         case .universalLinkNotAScheme: "https is not declared in CFBundleURLSchemes"
         case .infoPlistBundleID: "the Info.plist's CFBundleIdentifier is the app's bundle ID"
-        case .brokerQuerySchemes: "apps using the broker list msauth and msauthv2 in LSApplicationQueriesSchemes"
+        case .brokerQuerySchemes: "apps using the broker list msauth (and, with MSAL, msauthv2) in LSApplicationQueriesSchemes"
         case .certificateAuthBroker: "certificate-based authentication goes through the broker"
         case .certificateAuthRedirect: "certificate-based auth declares msauth://code/<url-encoded redirect URI>"
         case .teamShared: "all apps are signed by one team"
@@ -223,7 +223,7 @@ extension SuiteChecker {
     mutating func checkBroker(of app: SuiteApp) {
         if app.usesBroker {
             let plist = app.infoPlist.resolvingBuildVariables(bundleID: app.bundleID)
-            let missing = RedirectURI.brokerSchemes.filter { !plist.queries(scheme: $0) }
+            let missing = RedirectURI.brokerSchemes(for: app.sdk).filter { !plist.queries(scheme: $0) }
             if !missing.isEmpty {
                 report(.error, .brokerQuerySchemes, app, """
                     LSApplicationQueriesSchemes of \(app.infoPlistSource) lacks \(missing.joined(separator: " and ")): since \

@@ -15,6 +15,7 @@ import SharedKeychain
 ///     redirect_uri: msauth.com.contoso.mail://auth
 ///     keychain_group: com.microsoft.adalcache   # the default
 ///     family_id: "1"                            # optional
+///     sdk: msal                                 # or adal; default msal
 ///     broker: true                              # default false
 ///     certificate_auth: false                   # default false
 ///     certificate_auth_redirect_uri: ...        # msauth://code/<url-encoded redirect URI>

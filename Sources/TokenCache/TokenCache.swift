@@ -92,6 +92,9 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
     /// MSAL's `sfrt_v2` flight for this app, or nil: `on` switches the group to single-FRT mode
     /// through its shared `useSingleFRT` item, `off` back (``SingleFRTFlight``).
     public var singleFRTFlight: SingleFRTFlight?
+    /// The SDK the app is built with: MSAL (the default), or ADAL, whose sign-ins write ADAL's
+    /// legacy items beside MSAL's (``TokenCacheSDK``).
+    public var sdk: TokenCacheSDK
 
     /// - Parameters: see the properties.
     public init(
@@ -100,8 +103,10 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
         authorityHost: String = TokenCacheConfiguration.defaultAuthorityHost,
         familyID: String? = nil,
         accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
-        trace: KeychainCallTrace? = nil
+        trace: KeychainCallTrace? = nil,
+        sdk: TokenCacheSDK = .msal
     ) {
+        self.sdk = sdk
         self.clientID = clientID
         self.keychainSharingGroup = keychainSharingGroup
         self.authorityHost = authorityHost

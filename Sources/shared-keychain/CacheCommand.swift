@@ -35,8 +35,14 @@ struct CacheExportCommand: ReportingCommand {
     }
 
     func execute() throws {
+        let result = try tokens.tokenCache(global, app: app).exportCacheReporting(keyStyle: keyStyle)
         // A text file ends with a newline, on standard output and in a file alike.
-        let data = try tokens.tokenCache(global, app: app).exportCache(keyStyle: keyStyle) + Data("\n".utf8)
+        let data = result.data + Data("\n".utf8)
+        // Standard output is the cache itself; what was left out goes to standard error.
+        if result.legacyItemsLeftOut > 0 {
+            Output.standardError.write(
+                "left out \(result.legacyItemsLeftOut.counted("ADAL legacy item")) (MSOpenTech.ADAL.1): MSAL's JSON format has no place for them\n")
+        }
         guard let output else {
             Output.standardOutput.write(data)
             return
@@ -71,15 +77,19 @@ struct CacheImportCommand: ReportingCommand {
         }
         let cache = try tokens.tokenCache(global, app: app)
         var progress: ProgressLine?
-        let written = try cache.importCache(data) { written, total in
+        let result = try cache.importCacheReporting(data) { written, total in
             if progress == nil { progress = .counting("cache import", of: total, unit: "items") }
             progress?.update(written)
         }
         progress?.finish()
         if global.json {
-            Output.printJSON(["imported": written])
+            Output.printJSON(["imported": result.written, "legacy_items_left_out": result.legacyItemsLeftOut])
         } else {
-            Output.standardOutput.write("imported \(written.counted("item"))\n")
+            Output.standardOutput.write("imported \(result.written.counted("item"))\n")
+            if result.legacyItemsLeftOut > 0 {
+                Output.standardOutput.write(
+                    "left out \(result.legacyItemsLeftOut.counted("ADAL legacy item")) already in the group (MSOpenTech.ADAL.1): MSAL's JSON format carries none, so they stay as they were\n")
+            }
         }
     }
 }

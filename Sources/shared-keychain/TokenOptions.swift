@@ -37,6 +37,11 @@ struct TokenOptions: ParsableArguments {
         valueName: "on|off"))
     var singleFRTFlight: SingleFRTFlight?
 
+    @Option(help: ArgumentHelp(
+        "The SDK the app is built with: msal (the default) or adal, whose sign-ins write ADAL's legacy items (MSOpenTech.ADAL.1, keyed archives) beside MSAL's. With --suite: from the manifest's sdk.",
+        valueName: "msal|adal"))
+    var sdk: TokenCacheSDK?
+
     @Flag(help: "Print each keychain call the operation makes, in order, on standard error: the SecItem function, account, service, generic, type and accessibility (never data), and the status. This is what MSAL does to the keychain.")
     var trace = false
 
@@ -79,6 +84,7 @@ struct TokenOptions: ParsableArguments {
                 ?? TokenCacheConfiguration.defaultSharingGroup,
             authorityHost: authorityHost, familyID: familyID ?? suiteApp?.familyID ?? installed?.familyID)
         configuration.singleFRTFlight = singleFRTFlight
+        configuration.sdk = sdk ?? suiteApp.flatMap { TokenCacheSDK(rawValue: $0.sdk.rawValue) } ?? .msal
         if trace {
             configuration.trace = KeychainCallTrace { call in Output.standardError.write("trace: \(call)\n") }
         }
@@ -130,3 +136,4 @@ struct AuthenticationJSON: Encodable {
 }
 
 extension SingleFRTFlight: ExpressibleByArgument {}
+extension TokenCacheSDK: ExpressibleByArgument {}

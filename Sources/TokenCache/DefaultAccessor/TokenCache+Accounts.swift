@@ -12,7 +12,17 @@ extension TokenCache {
     ///
     /// Partial queries (one per item type that plays a part), whatever the size of the group;
     /// one account per home account, the home tenant's record first, as MSAL merges them.
+    ///
+    /// Then, as the default accessor asks its other accessor, the users of ADAL's legacy refresh
+    /// tokens of this client or family (the legacy accessor's `accountsWithAuthority`), those already
+    /// listed and those this client signed out left out (`filterSignedOutAccountsFromOtherAccessor`).
+    ///
+    /// An ADAL app (``TokenCacheSDK/adal``) lists only the legacy users: ADAL keeps no account
+    /// records of its own and reads none of MSAL's.
     public func accounts() throws(TokenCacheError) -> [CachedAccount] {
+        if configuration.sdk == .adal {
+            return try legacyAccounts(clientID: clientID, familyID: configuration.familyID)
+        }
         // In single-FRT mode the family tokens are their own type (2008), read too.
         let refreshTypes = try singleFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
         let types = Array(ItemType.accounts) + refreshTypes.map(\.itemType) + [ItemType.appMetadata, ItemType.legacySignInState]
@@ -43,7 +53,16 @@ extension TokenCache {
                 order.append(home)
             }
         }
-        return order.compactMap { chosen[$0] }
+        var listed = order.compactMap { chosen[$0] }
+        for account in try legacyAccounts(clientID: clientID, familyID: family) {
+            let home = CacheKey.normalized(account.homeAccountID)
+            guard chosen[home] == nil,
+                  snapshot.signInState(clientID: clientID, homeAccountID: account.homeAccountID, metadata: metadata) != .signedOut
+            else { continue }
+            chosen[home] = account
+            listed.append(account)
+        }
+        return listed
     }
 
     /// Whether the group holds an account record of `identifier` (a username or a home account

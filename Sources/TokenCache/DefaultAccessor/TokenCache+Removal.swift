@@ -14,16 +14,36 @@ extension TokenCache {
     /// - Parameter identifier: a home account ID or a username.
     /// - Returns: how many credentials were deleted.
     @discardableResult
+    ///
+    /// Then the legacy accessor's part (`clearCacheForAccount`): ADAL's legacy
+    /// items of the user's UPN whose client ID is this app's, each deleted by its key, the wipe
+    /// record after each refresh token; the family's `foci-<fid>` copy survives. An ADAL app
+    /// (`removeAllForUserId:clientId:`) deletes its legacy items first, then, through its other
+    /// accessor, this client's MSAL-format credentials, and keeps no sign-in state.
     public func remove(account identifier: String) throws(TokenCacheError) -> Int {
         let snapshot = try snapshot()
-        let (homeAccountID, targets) = try credentialsRemoved(for: identifier, in: snapshot)
+        let userID = legacyUserID(identifier, in: snapshot)
+        let legacy = try legacyRemovalTargets(userID: userID, clientID: clientID)
+        let homeAccountID: String
+        let targets: [(item: KeychainItem, value: Credential)]
+        do {
+            (homeAccountID, targets) = try credentialsRemoved(for: identifier, in: snapshot)
+        } catch .accountNotFound(let name) {
+            // A user only ADAL's legacy items know is removed all the same.
+            guard let home = legacy.lazy.compactMap(\.value.homeAccountID).first else { throw .accountNotFound(name) }
+            (homeAccountID, targets) = (home, [])
+        }
         let query = "credentials of \(homeAccountID) for client \(clientID)"
         let scope = KeychainQuery(group: accessGroup)
-        let deleted = try journaled("token remove", query: query, scope: scope, items: targets.map(\.item)) {
+        let items = targets.map(\.item) + legacy.map(\.item)
+        let deleted = try journaled("token remove", query: query, scope: scope, items: items) {
             () throws(TokenCacheError) -> Int in
-            try deleteCredentials(targets)
+            switch configuration.sdk {
+            case .msal: return try deleteCredentials(targets) + deleteLegacy(legacy, userID: userID ?? identifier)
+            case .adal: return try deleteLegacy(legacy, userID: userID ?? identifier) + deleteCredentials(targets)
+            }
         }
-        try updateSignInState(of: homeAccountID, to: .signedOut, legacy: snapshot)
+        if configuration.sdk == .msal { try updateSignInState(of: homeAccountID, to: .signedOut, legacy: snapshot) }
         return deleted
     }
 
@@ -68,9 +88,13 @@ extension TokenCache {
     public func itemsRemoved(by removal: Removal) throws(TokenCacheError) -> [KeychainItem] {
         switch removal {
         case .account(let identifier):
-            return try credentialsRemoved(for: identifier, in: snapshot()).targets.map(\.item)
+            let snapshot = try snapshot()
+            let legacy = try legacyRemovalTargets(userID: legacyUserID(identifier, in: snapshot), clientID: clientID).map(\.item)
+            return try credentialsRemoved(for: identifier, in: snapshot).targets.map(\.item) + legacy
         case .wipeAccount(let identifier):
-            return try wipeAccountTargets(identifier, in: snapshot()).items
+            let snapshot = try snapshot()
+            let legacy = try legacyUserID(identifier, in: snapshot).map { userID throws(TokenCacheError) in try legacyItems(userID: userID).map(\.item) } ?? []
+            return try wipeAccountTargets(identifier, in: snapshot).items + legacy
         case .everything:
             return try items(matching: KeychainQuery(group: accessGroup))
         }
@@ -97,17 +121,37 @@ extension TokenCache {
     /// - Parameter identifier: a home account ID or a username.
     /// - Returns: how many items were deleted.
     @discardableResult
+    ///
+    /// Then every client's legacy items of the user's UPN, `foci-*` copies included, in one
+    /// delete and one wipe record. An ADAL app
+    /// (`wipeAllItemsForUserId:`) deletes the legacy items first, then every client's
+    /// MSAL-format credentials of the user, keeps the account records and no sign-in state.
     public func wipeAccount(_ identifier: String) throws(TokenCacheError) -> Int {
         let snapshot = try snapshot()
-        let targets = try wipeAccountTargets(identifier, in: snapshot)
+        let userID = legacyUserID(identifier, in: snapshot)
+        let legacy = try userID.map { userID throws(TokenCacheError) in try legacyItems(userID: userID).map(\.item) } ?? []
+        let targets: (homeAccountID: String, credentials: [(item: KeychainItem, value: Credential)], accounts: [KeychainItem], items: [KeychainItem])
+        do {
+            targets = try wipeAccountTargets(identifier, in: snapshot)
+        } catch .accountNotFound(let name) {
+            guard !legacy.isEmpty else { throw .accountNotFound(name) }
+            targets = (identifier, [], [], [])
+        }
+        let adal = configuration.sdk == .adal
         let description = "every client's credentials and the account records of \(targets.homeAccountID)"
-        let deleted = try journaled("token wipe-account", query: description, scope: KeychainQuery(group: accessGroup), items: targets.items) {
+        let deleted = try journaled("token wipe-account", query: description, scope: KeychainQuery(group: accessGroup), items: targets.items + legacy) {
             () throws(TokenCacheError) -> Int in
-            var deleted = try deleteCredentials(targets.credentials)
-            for item in targets.accounts where try deleteItem(item) { deleted += 1 }
+            var deleted = adal ? try wipeLegacy(userID: userID) : 0
+            deleted += try deleteCredentials(targets.credentials)
+            if !adal {
+                for item in targets.accounts where try deleteItem(item) { deleted += 1 }
+                deleted += try wipeLegacy(userID: userID)
+            }
             return deleted
         }
-        try updateSignInState(of: targets.homeAccountID, to: .signedOut, legacy: snapshot)
+        if !adal, !targets.credentials.isEmpty || !targets.accounts.isEmpty {
+            try updateSignInState(of: targets.homeAccountID, to: .signedOut, legacy: snapshot)
+        }
         return deleted
     }
 

@@ -19,7 +19,10 @@ extension TokenCache {
         let response = issuer.issue(
             to: user, clientID: clientID, familyID: configuration.familyID, environment: environment, scopes: scopes, at: now())
         let existing = CacheSnapshot(items: try itemsOf(homeAccountID: user.homeAccountID))
-        try save(response, over: existing)
+        switch configuration.sdk {
+        case .msal: try save(response, over: existing)
+        case .adal: try saveLegacy(response, realm: LegacyResource.realm(forTenant: tenant), over: existing)
+        }
         return result(of: response, source: .interactive)
     }
 
@@ -49,6 +52,14 @@ extension TokenCache {
         try store(CacheJSON.data(accessToken.fields), at: accessToken.layout())
         let idToken = response.idTokenCredential
         try store(CacheJSON.data(idToken.fields), at: idToken.layout())
+        try saveSSOState(response, over: existing)
+    }
+
+    /// The default accessor's `saveSSOStateWithConfiguration`: the family refresh token (when the
+    /// response names a family), the client's own refresh token without `family_id`, the app
+    /// metadata and the merged account. ADAL's legacy accessor calls it too, after its own items.
+    func saveSSOState(_ response: TokenResponse, over existing: CacheSnapshot) throws(TokenCacheError) {
+        let account = response.account
         var refreshToken = response.refreshTokenCredential
         if refreshToken.family != nil, try singleFRTEnabled() {
             // Single-FRT mode: one FamilyRefreshToken (type 2008) and no per-client copy.

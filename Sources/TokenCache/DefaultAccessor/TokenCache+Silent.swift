@@ -28,8 +28,17 @@ extension TokenCache {
         // Partial queries, as the SDKs read: the account records, then the items of the account
         // asked for and the app's metadata. A read costs what those items cost, not what the
         // whole group holds (every other user's tokens, and whatever other tools keep there).
+        if configuration.sdk == .adal { return try acquireTokenSilentLegacy(account: identifier, scopes: scopes, forceRefresh: forceRefresh) }
         let accounts = CacheSnapshot(items: try items(ofTypes: Array(ItemType.accounts)))
-        guard let account = accounts.account(named: identifier, environment: environment) else {
+        // An account only ADAL's legacy items know (an ADAL sign-in without MSAL's format) is
+        // found through the legacy accessor, as MSAL's account list finds it.
+        let legacyAccount = { () throws(TokenCacheError) -> CachedAccount? in
+            try self.legacyAccounts(clientID: self.clientID, familyID: self.familyForLookup(in: accounts))
+                .first { $0.isNamed(identifier) }
+        }
+        var found = accounts.account(named: identifier, environment: environment)
+        if found == nil { found = try legacyAccount() }
+        guard let account = found else {
             throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: try? wipeInfo())
         }
         let snapshot = CacheSnapshot(items: try itemsOf(homeAccountID: account.homeAccountID))
@@ -41,7 +50,8 @@ extension TokenCache {
             return cached
         }
         var refusals: [String] = []
-        for (entry, isFamily) in try refreshTokens(for: account, in: snapshot) {
+        for candidate in try refreshTokens(for: account, in: snapshot) {
+            guard let (entry, isFamily) = try candidate() else { continue }
             if let refusal = issuer.refusal(of: entry.value, asFamilyToken: isFamily, clientID: clientID, familyID: configuration.familyID) {
                 refusals.append(refusal)
                 continue
@@ -85,23 +95,42 @@ extension TokenCache {
             expiresOn: expiresOn, account: account, tenantID: token.realm ?? account.tenantID, source: .cache)
     }
 
+    /// A refresh token to try, looked up when its turn comes: the legacy lookups are keychain
+    /// calls MSAL makes only when the default accessor found nothing.
+    typealias RefreshTokenCandidate = () throws(TokenCacheError) -> (CacheSnapshot.Entry<Credential>, isFamily: Bool)?
+
     /// The refresh tokens to try, in MSAL's order (`MSIDSilentTokenRequest.m`
     /// `shouldCheckForFRTFirst`): outside single-FRT mode the app's own token first, then the
     /// family token of the app's family, when it has one; in single-FRT mode the family's
-    /// FamilyRefreshToken (type 2008) first, then those.
-    func refreshTokens(for account: CachedAccount, in snapshot: CacheSnapshot) throws(TokenCacheError)
-        -> [(CacheSnapshot.Entry<Credential>, isFamily: Bool)]
-    {
+    /// FamilyRefreshToken (type 2008) first, then those. Where the default accessor has no own
+    /// or family token, its other accessor, the legacy one, is asked for ADAL's (client ID, or
+    /// `foci-<fid>`), as `MSIDDefaultTokenCacheAccessor getRefreshTokenWithAccount` does.
+    func refreshTokens(for account: CachedAccount, in snapshot: CacheSnapshot) throws(TokenCacheError) -> [RefreshTokenCandidate] {
         let layout = { (type: CredentialType, client: String) in
             ItemLayout.credential(type, homeAccountID: account.homeAccountID, environment: environment,
                                   clientOrFamilyID: client, realm: nil, target: nil)
         }
         let family = familyForLookup(in: snapshot)
-        let own = snapshot.credential(at: layout(.refreshToken, clientID)).map { ($0, isFamily: false) }
-        let shared = family.flatMap { snapshot.credential(at: layout(.refreshToken, $0)) }.map { ($0, isFamily: true) }
-        guard try singleFRTEnabled() else { return [own, shared].compactMap { $0 } }
-        let single = family.flatMap { snapshot.credential(at: layout(.familyRefreshToken, $0)) }.map { ($0, isFamily: true) }
-        return [single, own, shared].compactMap { $0 }
+        let legacy = { (client: String, isFamily: Bool) throws(TokenCacheError) -> (CacheSnapshot.Entry<Credential>, isFamily: Bool)? in
+            guard !account.username.isEmpty,
+                  let found = try self.legacyRefreshToken(userID: account.username, clientID: client, realms: self.legacyRealms(for: account))
+            else { return nil }
+            return (self.credential(from: found, account: account), isFamily: isFamily)
+        }
+        let own: RefreshTokenCandidate = { () throws(TokenCacheError) in
+            if let entry = snapshot.credential(at: layout(.refreshToken, clientID)) { return (entry, isFamily: false) }
+            return try legacy(clientID, false)
+        }
+        let shared: RefreshTokenCandidate = { () throws(TokenCacheError) in
+            guard let family else { return nil }
+            if let entry = snapshot.credential(at: layout(.refreshToken, family)) { return (entry, isFamily: true) }
+            return try legacy(LegacyResource.familyClientID(family), true)
+        }
+        guard try singleFRTEnabled() else { return [own, shared] }
+        let single: RefreshTokenCandidate = {
+            family.flatMap { snapshot.credential(at: layout(.familyRefreshToken, $0)) }.map { ($0, isFamily: true) }
+        }
+        return [single, own, shared]
     }
 }
 

@@ -15,7 +15,16 @@ extension TokenCache {
     /// - Throws: ``TokenCacheError/invalidCacheItem(item:reason:)`` for an item that is not valid
     ///   (no `secret`, say) rather than leaving it out silently.
     public func exportCache(keyStyle: CacheKeyStyle = .msalPython) throws(TokenCacheError) -> Data {
-        try CacheExport(snapshot(), style: keyStyle).data
+        try exportCacheReporting(keyStyle: keyStyle).data
+    }
+
+    /// ``exportCache(keyStyle:)``, with how many of ADAL's legacy items (`MSOpenTech.ADAL.1`,
+    /// keyed archives) the group holds: MSAL's serialized format has no place for them, so they
+    /// are left out, and the result says so.
+    public func exportCacheReporting(keyStyle: CacheKeyStyle = .msalPython) throws(TokenCacheError) -> CacheExportResult {
+        let items = try items(matching: KeychainQuery(group: accessGroup))
+        let data = try CacheExport(CacheSnapshot(items: items), style: keyStyle).data
+        return CacheExportResult(data: data, legacyItemsLeftOut: items.filter(LegacyTokenCacheKey.isLegacy).count)
     }
 
     /// Writes a serialized cache (MSAL Python's, .NET's, Java's or ``exportCache(keyStyle:)``'s)
@@ -36,6 +45,16 @@ extension TokenCache {
     ///   - progress: called after each item with the count written and the total.
     @discardableResult
     public func importCache(_ data: Data, progress: (_ written: Int, _ total: Int) -> Void = { _, _ in }) throws(TokenCacheError) -> Int {
+        try importCacheReporting(data, progress: progress).written
+    }
+
+    /// ``importCache(_:progress:)``, with how many of ADAL's legacy items the group holds: MSAL's
+    /// serialized format carries none, so the import neither writes nor touches them, and the
+    /// result says how many it left out.
+    @discardableResult
+    public func importCacheReporting(_ data: Data, progress: (_ written: Int, _ total: Int) -> Void = { _, _ in }) throws(TokenCacheError)
+        -> CacheImportResult
+    {
         // Entitlement first: an app that may not write the group learns that, not whether its
         // input parses, and nothing is read or written.
         guard keychain.app.isEntitled(to: accessGroup) else {
@@ -44,8 +63,8 @@ extension TokenCache {
         }
         let plan = try CacheImport(data)
         try rollBackInterruptedImports()
-        let present = Dictionary(
-            try items(matching: KeychainQuery(group: accessGroup)).map { ($0.primaryKey, $0) }, uniquingKeysWith: { first, _ in first })
+        let group = try items(matching: KeychainQuery(group: accessGroup))
+        let present = Dictionary(group.map { ($0.primaryKey, $0) }, uniquingKeysWith: { first, _ in first })
         let keys = plan.writes.map { PrimaryKey(group: accessGroup, account: $0.layout.account, service: $0.layout.service) }
         let undo = IntentJournal.Undo(restore: keys.compactMap { present[$0] }, remove: keys.filter { present[$0] == nil })
         let journal = IntentJournal(store: keychain.store.journalStore, now: now)
@@ -59,7 +78,7 @@ extension TokenCache {
             if index + 1 == plan.writes.count / 2 { FaultPoint.reached("import-midway") }
         }
         do { try journal.finish(intent) } catch { throw .keychain(.storage(error)) }
-        return plan.writes.count
+        return CacheImportResult(written: plan.writes.count, legacyItemsLeftOut: group.filter(LegacyTokenCacheKey.isLegacy).count)
     }
 
     /// Puts the group back as it was before any cache import that never finished (its process
@@ -72,6 +91,22 @@ extension TokenCache {
             throw .keychain(.storage(error))
         }
     }
+}
+
+/// What ``TokenCache/exportCacheReporting(keyStyle:)`` produced.
+public struct CacheExportResult: Sendable, Hashable {
+    /// The serialized cache (MSAL's JSON format).
+    public let data: Data
+    /// How many of ADAL's legacy items the group holds, which MSAL's format cannot carry.
+    public let legacyItemsLeftOut: Int
+}
+
+/// What ``TokenCache/importCacheReporting(_:progress:)`` did.
+public struct CacheImportResult: Sendable, Hashable {
+    /// How many items were written.
+    public let written: Int
+    /// How many of ADAL's legacy items the group holds, which the import left as they were.
+    public let legacyItemsLeftOut: Int
 }
 
 /// How an export spells entry keys. Readers treat keys as opaque (MSAL finds entries by their

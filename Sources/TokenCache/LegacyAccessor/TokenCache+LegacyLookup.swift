@@ -1,0 +1,76 @@
+import Foundation
+import SharedKeychain
+
+/// A legacy item as read: the keychain item and its archive decoded.
+struct LegacyEntry: Sendable {
+    let item: KeychainItem
+    let value: LegacyTokenCacheItem
+}
+
+extension TokenCache {
+    /// `MSIDLegacyTokenCacheAccessor getTokenByLegacyUserId:` for a refresh token: one exact
+    /// lookup `{account b64(UPN), service, generic MSOpenTech.ADAL.1}` per authority alias, in
+    /// order, the first found wins. `clientID` is the app's, or `foci-<fid>` for the family's
+    /// copy (`getLegacyRefreshableTokenForAccountImpl`).
+    func legacyRefreshToken(userID: String, clientID: String, realms: [String]) throws(TokenCacheError) -> LegacyEntry? {
+        for realm in realms {
+            let key = LegacyTokenCacheKey(environment: environment, realm: realm, clientID: clientID, resource: nil, userID: userID)
+            if let found = try legacyItem(at: key), found.value.refreshToken != nil { return found }
+        }
+        return nil
+    }
+
+    /// The legacy item at `key` (`tokenWithKey`), if it is there and decodes.
+    func legacyItem(at key: LegacyTokenCacheKey) throws(TokenCacheError) -> LegacyEntry? {
+        let query = KeychainQuery(group: accessGroup, account: key.account, service: key.service, generic: LegacyTokenCacheKey.generic)
+        return try items(matching: query).lazy.compactMap(Self.decodeLegacy).first
+    }
+
+    /// Every legacy item of `userID`, or of the whole group when nil: one query
+    /// `{[account b64(UPN)], generic MSOpenTech.ADAL.1}` (`MSIDLegacyTokenCacheQuery`); items
+    /// that do not decode are skipped, as the SDK skips them.
+    func legacyItems(userID: String?) throws(TokenCacheError) -> [LegacyEntry] {
+        let query = KeychainQuery(
+            group: accessGroup, account: userID.map(LegacyTokenCacheKey.account(userID:)), generic: LegacyTokenCacheKey.generic)
+        return try items(matching: query).compactMap(Self.decodeLegacy)
+    }
+
+    static func decodeLegacy(_ item: KeychainItem) -> LegacyEntry? {
+        guard item.type == nil, let value = try? LegacyTokenCacheItem(archive: item.data) else { return nil }
+        return LegacyEntry(item: item, value: value)
+    }
+
+    /// The legacy accessor's `accountsWithAuthority` with no authority: the users of the legacy
+    /// refresh tokens whose client ID is `clientID` or whose family is `familyID`, built from
+    /// their ID tokens; one per home account.
+    func legacyAccounts(clientID: String, familyID: String?) throws(TokenCacheError) -> [CachedAccount] {
+        let client = CacheKey.normalized(clientID)
+        let family = familyID.map(CacheKey.normalized)
+        var seen = Set<String>()
+        var accounts: [CachedAccount] = []
+        for entry in try legacyItems(userID: nil) where entry.value.kind == .refreshToken {
+            let token = entry.value
+            let matches = CacheKey.normalized(token.clientID) == client || (family != nil && token.familyID.map(CacheKey.normalized) == family)
+            guard matches, let account = token.account, seen.insert(CacheKey.normalized(account.homeAccountID)).inserted else { continue }
+            accounts.append(account)
+        }
+        return accounts
+    }
+
+    /// The authorities a legacy refresh token is looked up under for `account`
+    /// (`MSIDAADAuthority legacyRefreshTokenLookupAliases` of its tenanted authority): the
+    /// account's tenant first, then `common`.
+    func legacyRealms(for account: CachedAccount) -> [String] {
+        let tenant = CacheKey.normalized(account.tenantID)
+        return tenant.isEmpty || tenant == "common" ? ["common"] : [tenant, "common"]
+    }
+
+    /// A legacy refresh token as the credential MSAL's silent flow redeems.
+    func credential(from entry: LegacyEntry, account: CachedAccount) -> CacheSnapshot.Entry<Credential> {
+        let token = entry.value
+        let credential = Credential(
+            type: .refreshToken, secret: token.refreshToken ?? "", homeAccountID: token.homeAccountID ?? account.homeAccountID,
+            environment: token.environment, clientID: token.clientID, cachedAt: token.cachedAt, familyID: token.familyID)
+        return CacheSnapshot.Entry(item: entry.item, value: credential, object: [:])
+    }
+}
