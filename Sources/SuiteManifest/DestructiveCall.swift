@@ -4,8 +4,10 @@ import SharedKeychain
 /// on the shared cache, a keychain delete in the app's own code, or two apps saving at once.
 ///
 /// The raw values are the stable IDs `suite blast-radius --json` prints; ``code`` is the letter
-/// of the terminal table. Every rule lives in ``way(from:to:)``, so an SDK's own rule (ADAL's,
-/// which has no `wipeCacheForAllAccounts`) is added there and nowhere else.
+/// of the terminal table. Every rule lives in ``way(from:to:)`` (and the `removeAccount` helper it
+/// calls), SDK differences included: ADAL has no `wipeCacheForAllAccounts`, its
+/// `wipeAllItemsForUserId` is a ``wipeAccount``, its `removeAllForUserId:clientId:` a
+/// ``removeAccount``, and it keeps no account metadata.
 public enum DestructiveCall: String, Sendable, Codable, CaseIterable {
     /// `signoutWithAccount` with `wipeCacheForAllAccounts`: one `SecItemDelete({class, group})`.
     case wipeCacheForAllAccounts = "wipe-cache-for-all-accounts"
@@ -45,15 +47,18 @@ public enum DestructiveCall: String, Sendable, Codable, CaseIterable {
     public var summary: String {
         switch self {
         case .wipeCacheForAllAccounts:
-            "signout with wipeCacheForAllAccounts runs SecItemDelete({class, group}) on the app's cache group: every app's "
-                + "tokens, accounts and sign-in state there go, the wipe record too; no privilege check, no trace left"
+            "MSAL's signout with wipeCacheForAllAccounts runs SecItemDelete({class, group}) on the app's cache group: every "
+                + "app's tokens, accounts and sign-in state there go, the wipe record too; no privilege check, no trace left "
+                + "(ADAL has no such call)"
         case .wipeAccount:
-            "signout with wipeAccount deletes every client's tokens and the account items of the signed-out account in the "
-                + "app's cache group: every app sharing the group loses that account"
+            "signout with wipeAccount (ADAL: wipeAllItemsForUserId) deletes every client's tokens of the signed-out account "
+                + "in the app's cache group, ADAL's legacy items and their foci copies included: every app sharing the group "
+                + "loses that account"
         case .removeAccount:
-            "removeAccount deletes the account's tokens whose client_id is the caller's (one client ID: the other apps' "
-                + "too) and the family refresh token when the caller wrote it last, and marks the account signed_out for "
-                + "the client ID"
+            "removeAccount (ADAL: removeAllForUserId:clientId:) deletes the account's tokens whose client_id is the caller's "
+                + "(one client ID: the other apps' too, ADAL's legacy items of that client ID among them, but not their "
+                + "foci-<fid> copy) and the family refresh token when the caller wrote it last; MSAL also marks the account "
+                + "signed_out for the client ID"
         case .ungroupedDelete:
             "a SecItemDelete that names no kSecAttrAccessGroup, in the app's own code, deletes its matches in every "
                 + "group the app's entitlements reach, not only the app's own"
@@ -74,27 +79,26 @@ public enum DestructiveCall: String, Sendable, Codable, CaseIterable {
         let sdkReaches = attacker.signsIn && attacker.cacheGroup == group
         switch self {
         case .wipeCacheForAllAccounts:
-            guard sdkReaches else { return nil }
+            // ADAL's public cache API (ADALKeychainTokenCache.h) has no whole-group delete; its
+            // widest is wipeAllItemsForUserId, one user's items (A).
+            guard sdkReaches, attacker.app.sdk == .msal else { return nil }
             return .init(call: self, group: group,
                          reason: "deletes every item of \(group), where both keep their sign-in")
         case .wipeAccount:
             guard sdkReaches else { return nil }
+            if attacker.app.sdk == .adal {
+                // ADAL's wipeAllItemsForUserId is the legacy accessor's clearCacheForAccount with no
+                // client ID (ADALMSIDDataSourceWrapper removeAllForUserIdImpl).
+                return .init(call: self, group: group, reason: """
+                    ADAL's wipeAllItemsForUserId: deletes every client's legacy items of the user in \(group), foci copies \
+                    included, and every client's MSAL-format tokens of the user
+                    """)
+            }
             return .init(call: self, group: group,
                          reason: "deletes every client's tokens and the account items of the account in \(group)")
         case .removeAccount:
             guard sdkReaches else { return nil }
-            // Credential client IDs are compared normalized (lowercased) by the accessor.
-            if attacker.app.clientID.lowercased() == victim.app.clientID.lowercased() {
-                return .init(call: self, group: group, reason: """
-                    one client ID (\(attacker.app.clientID)): deletes the account's tokens of that client ID in \(group), \
-                    which are the other app's too, and marks the account signed_out for the client ID
-                    """)
-            }
-            guard let family = attacker.app.familyID, family == victim.app.familyID else { return nil }
-            return .init(call: self, group: group, reason: """
-                family \(family): deletes the family refresh token in \(group) when this app wrote it last; an app with no \
-                refresh token of its own (single-FRT mode writes none) loses the account
-                """)
+            return removeAccountWay(from: attacker, to: victim, in: group)
         case .ungroupedDelete:
             guard attacker.identity.isEntitled(to: group) else { return nil }
             let how = attacker.cacheGroup == group
@@ -104,13 +108,48 @@ public enum DestructiveCall: String, Sendable, Codable, CaseIterable {
                 its SecItemDelete without an access group also searches \(group), \(how)
                 """)
         case .accountMetadataRace:
-            // The item's service is the client ID exactly as passed: not lowercased.
-            guard sdkReaches, attacker.app.clientID == victim.app.clientID else { return nil }
+            // The item's service is the client ID exactly as passed: not lowercased. ADAL neither
+            // writes nor reads it (no sign-in state), so both apps must be MSAL apps.
+            guard sdkReaches, attacker.app.clientID == victim.app.clientID, attacker.app.sdk == .msal, victim.app.sdk == .msal
+            else { return nil }
             return .init(call: self, group: group, reason: """
                 one account-metadata item (type 5001, service \(attacker.app.clientID)) in \(group): saving token \
                 responses at once, one app's write can drop the other's sign-in state
                 """)
         }
+    }
+}
+
+extension DestructiveCall {
+    /// `removeAccount` (MSAL) or `removeAllForUserId:clientId:` (ADAL): both run IdentityCore's
+    /// `clearCacheForAccount` with the caller's client ID, which deletes that client's
+    /// credentials and ADAL's legacy items of that client ID for the user's UPN; the legacy
+    /// `foci-<fid>` copy is another client ID and survives (`MSIDLegacyTokenCacheAccessor`).
+    fileprivate func removeAccountWay(from attacker: BlastSubject, to victim: BlastSubject, in group: String) -> BlastRadius.Way? {
+        // Credential client IDs are compared normalized (lowercased) by the accessor.
+        let sameClient = attacker.app.clientID.lowercased() == victim.app.clientID.lowercased()
+        let caller = attacker.app.sdk == .adal ? "ADAL's removeAllForUserId:clientId:, " : ""
+        if victim.app.sdk == .adal {
+            // An ADAL app refreshes with its own legacy token, then the family's legacy copy,
+            // which its own sign-in wrote: only a client ID with no family loses its sign-in.
+            guard sameClient, victim.app.familyID == nil else { return nil }
+            return .init(call: .removeAccount, group: group, reason: """
+                \(caller)one client ID (\(attacker.app.clientID)), no family: deletes the ADAL app's legacy items of that client \
+                ID for the user in \(group), and no foci copy is left to refresh with
+                """)
+        }
+        if sameClient {
+            let signedOut = attacker.app.sdk == .msal ? ", and marks the account signed_out for the client ID" : ""
+            return .init(call: .removeAccount, group: group, reason: """
+                \(caller)one client ID (\(attacker.app.clientID)): deletes the account's tokens of that client ID in \(group), \
+                which are the other app's too\(signedOut)
+                """)
+        }
+        guard let family = attacker.app.familyID, family == victim.app.familyID else { return nil }
+        return .init(call: .removeAccount, group: group, reason: """
+            \(caller)family \(family): deletes the family refresh token in \(group) when this app wrote it last; an app with no \
+            refresh token of its own (single-FRT mode writes none) loses the account
+            """)
     }
 }
 
