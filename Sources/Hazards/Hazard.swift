@@ -14,8 +14,9 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     /// Two apps of one client ID read-modify-write MSAL's one account-metadata item and one
     /// app's sign-in state is lost.
     case accountMetadataRace = "account-metadata-race"
-    // `adal-msal-sso` (an ADAL app's legacy items give an MSAL app single sign-on, and the MSAL
-    // app's removeAccount deletes them) joins here once ADAL apps exist (issue 21 point 1).
+    /// An ADAL app's legacy items give an MSAL app of the same client ID single sign-on, and the
+    /// MSAL app's removeAccount deletes them; only the legacy `foci-<fid>` copy survives.
+    case adalMSALSSO = "adal-msal-sso"
     /// A delete that names no group empties every group the app is entitled to.
     case ungroupedDelete = "ungrouped-delete"
     /// Apps starting at once delete each other's fixed self-test probe item.
@@ -40,6 +41,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             "removing an account in one family app deletes the family refresh token its siblings rely on (classic and single-FRT mode)"
         case .accountMetadataRace:
             "two apps of one client ID save token responses at once and one app's sign-in state is lost: a removed account comes back"
+        case .adalMSALSSO:
+            "an MSAL app gets single sign-on from an ADAL app's legacy items, then its removeAccount deletes the ADAL app's tokens of the same client ID; only the foci copy survives"
         case .ungroupedDelete:
             "a delete that names no access group empties every group the app is entitled to"
         case .probeClobber:
@@ -68,6 +71,10 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
              HazardMitigation("keychain-side audit journal", .whatIf)]
         case .accountMetadataRace:
             [HazardMitigation("a retry on the account-metadata race: after removeAccount, check allAccounts again (at the next launch) and remove again if the account came back", .deployable)]
+        case .adalMSALSSO:
+            [HazardMitigation("per-app access groups (ADAL: setDefaultKeychainGroup with the app's own group), single sign-on through the broker; no MSAL sign-out call spares the legacy items", .deployable),
+             HazardMitigation("guarded delete (only the app that added an item, as the emulator recorded it, or a privileged app deletes it)", .whatIf),
+             HazardMitigation("keychain-side audit journal", .whatIf)]
         case .ungroupedDelete:
             [HazardMitigation("name the access group in every delete query", .deployable),
              HazardMitigation("guarded delete on the shared groups", .whatIf),
@@ -123,6 +130,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .wipeAll: try WipeAllScenario(store: store, variant: variant).run()
         case .removeAccountFamily: try RemoveAccountFamilyScenario(store: store, variant: variant).run()
         case .accountMetadataRace: try AccountMetadataRaceScenario(store: store, variant: variant).run()
+        case .adalMSALSSO: try ADALMSALSSOScenario(store: store, variant: variant).run()
         case .ungroupedDelete: try UngroupedDeleteScenario(store: store, variant: variant).run()
         case .probeClobber: try ProbeClobberScenario(store: store, mitigated: variant != .unmitigated).run()
         case .lostUpdate: try LostUpdateScenario(store: store, mitigated: variant != .unmitigated).run()

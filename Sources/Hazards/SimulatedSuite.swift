@@ -39,14 +39,15 @@ final class SimulatedSuite: Sendable {
     ///   - ownGroup: keep the tokens in the app's own app-ID group instead.
     ///   - singleFRT: the app's `sfrt_v2` flight is on (single-FRT mode for the whole group).
     ///   - store: the store under the app, when not the suite's (a wrapper that interleaves).
+    ///   - sdk: MSAL, or ADAL (its sign-ins write ADAL's legacy items).
     func tokenApp(
         _ bundleID: String, client: String, family: String?, accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
-        ownGroup: Bool = false, singleFRT: Bool = false, store: (any ItemStore)? = nil
+        ownGroup: Bool = false, singleFRT: Bool = false, store: (any ItemStore)? = nil, sdk: TokenCacheSDK = .msal
     ) throws -> (app: SimulatedApp, cache: TokenCache) {
         let app = try app(bundleID, groups: [TokenCacheConfiguration.defaultSharingGroup], store: store)
         var configuration = TokenCacheConfiguration(
             clientID: client, keychainSharingGroup: ownGroup ? "\(team.rawValue).\(bundleID)" : TokenCacheConfiguration.defaultSharingGroup,
-            familyID: family, accessibility: accessibility)
+            familyID: family, accessibility: accessibility, sdk: sdk)
         if singleFRT { configuration.singleFRTFlight = .on }
         let cache = try TokenCache(keychain: app.keychain, configuration: configuration, now: clock.function)
         return (app, cache)
@@ -102,6 +103,8 @@ enum MicrosoftApps {
     static let mail = "com.contoso.mail"
     static let calendar = "com.contoso.calendar"
     static let teams = "com.contoso.teams"
+    /// An older app of the suite still built with ADAL.
+    static let expenses = "com.contoso.expenses"
     static let authenticator = "com.microsoft.azureauthenticator"
     static let mailClient = "0a1b2c3d-1111-4111-8111-111111111111"
     static let calendarClient = "0a1b2c3d-2222-4222-8222-222222222222"

@@ -77,6 +77,19 @@ struct MitigationCommandTests {
 
     /// A hazard whose only mitigation is the emulator's runs it with --what-if, and says so
     /// without it; contradicting flags are refused before anything runs.
+    @Test func hazardRunADALMSALSSOPrintsBothViewsAndTheFix() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let run = try cli.run(["hazard", "run", "adal-msal-sso", "--keyring", "memory"])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.output.contains("UNMITIGATED") && run.output.contains("DEPLOYABLE FIX") && !run.output.contains("WHAT-IF"))
+        #expect(run.output.contains("what a device shows:") && run.output.contains("(recorded by the emulator; a device keeps none)"))
+        #expect(run.output.contains("legacy items left: 1 of client foci-1"))
+        #expect(run.output.contains("--what-if adds: guarded delete"))
+        let list = try cli.run(["hazard", "list"])
+        #expect(list.output.contains("adal-msal-sso\n"))
+    }
+
     @Test func hazardRunRefusesWhatItCannotRunAndListLabelsEveryMitigation() throws {
         let cli = try CLI()
         defer { cli.tearDown() }

@@ -117,6 +117,44 @@ struct HazardScenarioTests {
         #expect(throws: HazardError.self) { try Hazard.accountMetadataRace.run(.whatIf, on: store) }
     }
 
+    @Test(arguments: Backend.memoryAndKeyring)
+    func anMSALAppsRemoveAccountTakesTheADALAppsTokensAndOnlyTheFamilyCopySurvives(_ backend: Backend) throws {
+        let store = try backend.makeStore()
+        let open = try Hazard.adalMSALSSO.run(.unmitigated, on: store)
+        // One team with a family, one without.
+        #expect(open.groups.count == 2)
+        // The device's view: single sign-on from the ADAL sign-in, in both cases.
+        #expect(open.deviceView.filter { $0.contains("com.contoso.mail (MSAL, the same client ID) lists alice@contoso.com and acquires silently: ok") }.count == 2)
+        // Mail's removeAccount takes the ADAL app's items of the client ID; the foci copy stays.
+        #expect(open.deviceView.contains { $0.contains("removeAccount") && $0.hasSuffix("legacy items left: 1 of client foci-1") })
+        #expect(open.deviceView.contains { $0.contains("removeAccount") && $0.hasSuffix("legacy items left: none") })
+        #expect(open.metric("ADAL legacy items deleted by com.contoso.mail") == 4)
+        // Afterwards: through the family copy the ADAL app refreshes; without a family it needs the user,
+        // and the wipe record any app can read names Mail.
+        #expect(open.deviceView.contains { $0 == "com.contoso.expenses (ADAL) acquires silently for alice@contoso.com: ok (family_refresh_token)" })
+        #expect(open.deviceView.contains { $0.hasPrefix("com.contoso.expenses (ADAL) acquires silently for alice@contoso.com: interaction_required") && $0.contains("last wiped by com.contoso.mail") })
+        #expect(open.metric("silent acquires by com.contoso.expenses") == 2)
+        #expect(open.metric("failed silent acquires") == 1)
+        // Mail stays signed out even after the ADAL app's refresh (its signed_out stands).
+        #expect(open.deviceView.filter { $0 == "after it com.contoso.mail lists no account" }.count == 2)
+        // Only the emulator knows the deleted items were the ADAL app's.
+        #expect(open.losses.map(\.app) == ["com.contoso.expenses"] && open.losses.first?.causedBy == ["com.contoso.mail"])
+        #expect(!open.deviceView.contains { $0.contains("had added") })
+
+        let fixed = try Hazard.adalMSALSSO.run(.deployable, on: store)
+        #expect(fixed.groups.count == 2 && !fixed.groups.contains { $0.hasSuffix(".com.microsoft.adalcache") })
+        #expect(fixed.metric("ADAL legacy items deleted by com.contoso.mail") == 0)
+        #expect(fixed.metric("failed silent acquires") == 0)
+        #expect(fixed.losses.isEmpty)
+        #expect(fixed.deviceView.contains { $0.contains("through the broker") })
+
+        let guarded = try Hazard.adalMSALSSO.run(.whatIf, on: store)
+        #expect(guarded.metric("refused removes") == 2)
+        #expect(guarded.metric("failed silent acquires") == 0)
+        #expect(guarded.audit.filter { $0.app == "com.contoso.mail" && $0.outcome == .refused }.count == 2)
+        #expect(!guarded.limits.isEmpty)
+    }
+
     @Test func ungroupedDeleteEmptiesEveryGroupUnlessScopedOrGuarded() throws {
         let store = InMemoryStore()
         let open = try Hazard.ungroupedDelete.run(.unmitigated, on: store)
