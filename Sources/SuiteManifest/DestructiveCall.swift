@@ -63,7 +63,7 @@ public enum DestructiveCall: String, Sendable, Codable, CaseIterable {
             "a SecItemDelete that names no kSecAttrAccessGroup, in the app's own code, deletes its matches in every "
                 + "group the app's entitlements reach, not only the app's own"
         case .accountMetadataRace:
-            "apps of one client ID in one group share one account-metadata item (type 5001, service = client ID), "
+            "MSAL apps of one client ID in one group share one account-metadata item (type 5001, service = client ID), "
                 + "read-modify-written without a lock on every token response and removal: one app's save can drop the "
                 + "other's sign-in state"
         }
