@@ -103,7 +103,7 @@ struct ADALMSALSSOScenario {
         suite.clock.advance(by: 3600)
         report.step("an hour later \(MicrosoftApps.expenses) lists \(try Self.list(expenses.cache)); \(MicrosoftApps.mail) lists \(try Self.list(mail.cache))")
         expensesRefreshes(expenses.cache, report: &report)
-        report.step("after it \(MicrosoftApps.mail) lists \(try Self.list(mail.cache))")
+        report.step("after it \(MicrosoftApps.mail) lists \(try Self.list(mail.cache)); \(Self.silently(mail.cache, MicrosoftApps.mail))")
         if whatIf { report.audit += try suite.audit(of: group) }
     }
 
@@ -144,6 +144,16 @@ struct ADALMSALSSOScenario {
         } catch {
             report.step("\(MicrosoftApps.expenses) (ADAL) acquires silently for \(MicrosoftApps.user): \(error.errorCode ?? "failed") (\(error.message))")
             report.record("failed silent acquires", (report.metric("failed silent acquires") ?? 0) + 1)
+        }
+    }
+
+    /// `<app> acquires silently for alice: ok (source)` or the error's code and message.
+    private static func silently(_ cache: TokenCache, _ app: String) -> String {
+        do {
+            let result = try cache.acquireTokenSilent(account: MicrosoftApps.user, scopes: TokenCache.defaultScopes)
+            return "\(app) acquires silently for \(MicrosoftApps.user): ok (\(result.source))"
+        } catch {
+            return "\(app) acquires silently for \(MicrosoftApps.user): \(error.errorCode ?? "failed") (\(error.message))"
         }
     }
 
