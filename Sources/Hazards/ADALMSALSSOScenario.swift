@@ -37,7 +37,8 @@ struct ADALMSALSSOScenario {
         let failed = report.metric("failed silent acquires") ?? 0
         switch variant {
         case .unmitigated:
-            report.verdict = "\(MicrosoftApps.mail)'s removeAccount deleted \(MicrosoftApps.expenses)'s ADAL tokens in every case; \(failed) of \(acquires) later refreshes by \(MicrosoftApps.expenses) failed: with a family it lives on through the foci copy, without one it needs the user"
+            let deleted = report.metric("ADAL legacy items deleted by \(MicrosoftApps.mail)") ?? 0
+            report.verdict = "\(MicrosoftApps.mail)'s removeAccount deleted \(deleted) of \(MicrosoftApps.expenses)'s ADAL legacy items, all but the foci copy; \(failed) of \(acquires) later refreshes by \(MicrosoftApps.expenses) failed: with a family it refreshes through the foci copy, without one it needs the user"
         case .deployable:
             report.verdict = failed == 0
                 ? "\(MicrosoftApps.expenses) kept its sign-in: \(MicrosoftApps.mail)'s removeAccount reached only its own group"
