@@ -25,6 +25,18 @@ struct SuiteCommandTests {
         #expect(unknown.standardError.contains("com.contoso.mail"))
     }
 
+    /// Issue 21's recommended layout (per-app groups, single sign-on through the broker) passes
+    /// `suite check` as a user runs it, with no finding at all.
+    @Test func thePerAppExampleSuiteChecksClean() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let directory = BlastRadiusCommandTests.examples.appendingPathComponent("suite-per-app").path
+        let check = try cli.run(["suite", "check", "--suite", directory])
+        #expect(check.status == 0, "\(check.standardError)")
+        #expect(check.output.hasSuffix("0 errors, 0 warnings\n"), "\(check.output)")
+        #expect(!check.output.contains("keychain-group-shared") && !check.output.contains("shared-cache-wipe"))
+    }
+
     @Test func checkFailsOnABrokenSuite() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
