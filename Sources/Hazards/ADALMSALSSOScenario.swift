@@ -14,8 +14,8 @@ import TokenCache
 /// one (as a third party's apps are), each on its own team; after an hour Expenses refreshes:
 /// through the family copy it stays signed in, without one it needs the user.
 ///
-/// Deployable: each app keeps its cache in its own group (ADAL: `setDefaultKeychainGroup:` with
-/// the app's own group; MSAL: `keychainSharingGroup` = its bundle ID) and Mail gets single
+/// Deployable: each app keeps its cache in its own group (ADAL: `setDefaultKeychainGroup:nil`,
+/// the app's bundle ID; MSAL: `keychainSharingGroup` = its bundle ID) and Mail gets single
 /// sign-on through the broker; its removal reaches only its own group. No MSAL sign-out call
 /// spares the legacy items: `removeAccount` always runs the legacy accessor with the caller's
 /// client ID, and `wipeAccount` deletes every client's legacy items of the user, `foci-*`

@@ -72,7 +72,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .accountMetadataRace:
             [HazardMitigation("a retry on the account-metadata race: after removeAccount, check allAccounts again (at the next launch) and remove again if the account came back", .deployable)]
         case .adalMSALSSO:
-            [HazardMitigation("per-app access groups (ADAL: setDefaultKeychainGroup with the app's own group), single sign-on through the broker; no MSAL sign-out call spares the legacy items", .deployable),
+            [HazardMitigation("per-app access groups (ADAL: setDefaultKeychainGroup:nil, the app's bundle ID), single sign-on through the broker; no MSAL sign-out call spares the legacy items", .deployable),
              HazardMitigation("guarded delete (only the app that added an item, as the emulator recorded it, or a privileged app deletes it)", .whatIf),
              HazardMitigation("keychain-side audit journal", .whatIf)]
         case .ungroupedDelete:
