@@ -36,15 +36,24 @@ public struct SuiteChecker {
 
     /// For a setting every app must share: the value most apps have (on a tie, the first
     /// app's), the apps that have it, and the apps that differ.
-    func consensus(_ value: (SuiteApp) -> String) -> (value: String, holders: [SuiteApp], dissenters: [SuiteApp]) {
+    /// `apps` defaults to the whole suite; an empty list has no value, holders or dissenters.
+    func consensus(among apps: [SuiteApp]? = nil, _ value: (SuiteApp) -> String) -> (value: String, holders: [SuiteApp], dissenters: [SuiteApp]) {
+        let apps = apps ?? suite.apps
+        guard let first = apps.first else { return ("", [], []) }
         var counts: [String: Int] = [:]
-        for app in suite.apps { counts[value(app), default: 0] += 1 }
-        var best = value(suite.apps[0])
-        for app in suite.apps where counts[value(app), default: 0] > counts[best, default: 0] {
+        for app in apps { counts[value(app), default: 0] += 1 }
+        var best = value(first)
+        for app in apps where counts[value(app), default: 0] > counts[best, default: 0] {
             best = value(app)
         }
-        return (best, suite.apps.filter { value($0) == best }, suite.apps.filter { value($0) != best })
+        return (best, apps.filter { value($0) == best }, apps.filter { value($0) != best })
     }
+}
+
+extension SuiteApp {
+    /// Whether the SDK keeps the app's cache in its own app-ID group (`<team>.<bundle id>`, the
+    /// keychain_group set to the bundle ID), which no other app can reach.
+    var keepsCacheInItsAppIDGroup: Bool { keychainGroup.identifier.lowercased() == bundleID.lowercased() }
 }
 
 extension [SuiteApp] {
@@ -131,7 +140,8 @@ extension SuiteChecker {
                 """)
             return
         }
-        if identity.keychainAccessGroups.first == group, suite.apps.count > 1 {
+        // The app's own app-ID group is no shared group, whatever its place in the list.
+        if identity.keychainAccessGroups.first == group, suite.apps.count > 1, !app.keepsCacheInItsAppIDGroup {
             report(.warning, .keychainFirstGroup, app, """
                 the shared group \(group) is the first keychain-access-groups entry, so it is where the app's own keychain \
                 items go when added without a group, where every app of the suite can read and delete them; list \
@@ -150,17 +160,29 @@ extension SuiteChecker {
                 gets errSecMissingEntitlement (-34018) when it tries
                 """)
         }
-        let groups = consensus { $0.keychainGroup.identifier }
+        // An app keeping its cache in its own app-ID group with the broker shares nothing: it
+        // gets single sign-on from the broker (issue 21's fix), so only the others must agree.
+        let sharing = suite.apps.filter { !($0.keepsCacheInItsAppIDGroup && $0.usesBroker) }
+        for app in sharing where app.keepsCacheInItsAppIDGroup && suite.apps.count > 1 {
+            report(.error, .keychainGroupShared, app, """
+                the app keeps its cache in its own app-ID group '\(app.keychainGroup.identifier)' without the broker, so it \
+                gets no single sign-on from the other apps: set broker: true (single sign-on through Microsoft \
+                Authenticator), or share one keychain sharing group with them
+                """)
+        }
+        let groups = consensus(among: sharing.filter { !$0.keepsCacheInItsAppIDGroup }) { $0.keychainGroup.identifier }
         for app in groups.dissenters {
             report(.error, .keychainGroupShared, app, """
                 keychain group '\(app.keychainGroup.identifier)' differs from '\(groups.value)' used by \
                 \(groups.holders.bundleIDList): apps share sign-in only through one keychain sharing group, requested in each \
-                app's entitlements and set in each app's SDK configuration
+                app's entitlements and set in each app's SDK configuration (or through the broker, each app in its own \
+                app-ID group)
                 """)
         }
-        guard suite.apps.count > 1, !suite.apps.contains(where: \.privileged) else { return }
+        // Only the apps in the shared group can wipe it.
+        guard groups.holders.count > 1, !groups.holders.contains(where: \.privileged) else { return }
         report(.info, .sharedCacheWipe, nil, """
-            \(suite.apps.count) apps share \(groups.value), and any of them can remove users or delete every token in it, \
+            \(groups.holders.count) apps share \(groups.value), and any of them can remove users or delete every token in it, \
             including tokens other apps rely on for background work; mark the apps that may do so with privileged: true
             """)
     }
