@@ -62,6 +62,8 @@ public struct LoadWorker: Sendable {
             let callsBefore = calls.counts
             let outcome = perform(operation, random: &random, versions: &versions)
             let callEnd = MonotonicClock.now()
+            result.activeStart = min(result.activeStart, began)
+            result.activeEnd = max(result.activeEnd, callEnd)
             if reconnects != reconnectsBefore, case .failed(let status) = outcome {
                 result.reconnectErrors[status.name, default: 0] += 1
             }

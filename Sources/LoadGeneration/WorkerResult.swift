@@ -25,6 +25,13 @@ public struct WorkerResult: Sendable, Codable {
     /// Monotonic nanoseconds of the first and last measured call.
     public var measuredStart: UInt64 = .max
     public var measuredEnd: UInt64 = 0
+    /// Monotonic nanoseconds of the first call's start and the last call's end, warm-up
+    /// included: when the app was at work, for the consistency check.
+    public var activeStart: UInt64 = .max
+    public var activeEnd: UInt64 = 0
+
+    /// When the app was at work; nil when it made no call.
+    public var activity: ClosedRange<UInt64>? { activeStart <= activeEnd ? activeStart...activeEnd : nil }
 
     public init(app: Int) { self.app = app }
 

@@ -295,6 +295,8 @@ struct LoadReportText {
             text += "consistency: \(consistency.accountsChecked) users checked, \(consistency.accountsListed) accounts listed, "
                 + "\(consistency.lostSignIns) lost sign-ins, \(consistency.resurrectedAccounts) resurrected accounts"
                 + " -> \(report.passed ? "PASS" : "FAIL")\n"
+                + "expected on a device: \(consistency.accountMetadataEntriesLost) account-metadata entries lost to MSAL's "
+                + "read-modify-write of the client's one item (\(consistency.accountsMislistedByLostMetadata) of them changed the account list)\n"
                 + (report.totalOperations == 0 ? "FAIL: no operation was measured; raise --duration or --operations\n" : "")
                 + "\n"
             return text
