@@ -76,7 +76,8 @@ for prefill in "${prefills[@]}"; do
 <?xml version="1.0" encoding="UTF-8"?>
 <plist version="1.0"><dict><key>keychain-access-groups</key><array><string>$group</string></array></dict></plist>
 PLIST
-    app=(--app com.sharedkeychain.peer.prefill --team "$team" --entitlements "$plist" --state-dir "$state")
+    # Reading a group of thousands of items in one call can pass the default 5 s on a busy machine.
+    app=(--app com.sharedkeychain.peer.prefill --team "$team" --entitlements "$plist" --state-dir "$state" --timeout 120s)
     peer cache --prefill "$prefill" --out "$work/cache-$prefill.json" >/dev/null
     "$bin" cache import "${app[@]}" --input "$work/cache-$prefill.json" --client-id 10ad7e57-0000-4000-8000-00000000a001 \
         --family-id 1 --sharing-group "$group" >/dev/null 2>"$work/import.err" || { cat "$work/import.err" >&2; exit 1; }
@@ -84,7 +85,9 @@ PLIST
     for count in "${processes[@]}"; do
         per_app=$((signins / count))
         ours=$("$bin" load --state-dir "$state" --workload token --mix signin=100 --apps "$count" --operations "$per_app" \
-            --warmup 0 --items $((per_app * 20)) --team "$team" --group "$group" --allow-existing-data --json 2>/dev/null || true)
+            --warmup 0 --items $((per_app * 20)) --team "$team" --group "$group" --allow-existing-data --timeout 120s --json \
+            2>"$work/load.err" || true)
+        [ -n "$ours" ] || sed 's/^/          (ours: /; s/$/)/' "$work/load.err"
         mkdir -p "$work/peer-$prefill-$count"
         theirs=$(peer run --processes "$count" --additions "$signins" --prefill "$prefill" --work "$work/peer-$prefill-$count" \
             2>"$work/peer-stderr")
