@@ -7,6 +7,7 @@ import SharedKeychain
 public struct AccountState: Sendable, Hashable {
     /// The sign-in name.
     public var username: String
+    /// The home account ID (`<uid>.<utid>`).
     public var homeAccountID: String
     /// Whether a refresh token of the account that this app can use (its client's, or its
     /// family's) is in the group.
