@@ -4,10 +4,10 @@
 # ONE private keyring, with the same process counts, the same number of sign-ins, and the same
 # number of accounts already cached.
 #
-# For each number of cached accounts, the accounts are imported once (MSAL Python's serialized
-# cache, through `cache import`) into a group of their own, which the load runs then sign new
-# users into (--group, --allow-existing-data): so the floor is measured in the daemon state the
-# runs meet, in the same run of this script. The floor: N plain CreateItem calls, 32 (the shard
+# For each number of cached accounts, the accounts are signed in once (`token signin`, by an app
+# of their own) into a group the load runs then sign new users into (--group,
+# --allow-existing-data): so the floor is measured in the daemon state the runs meet, in the
+# same run of this script. The floor: N plain CreateItem calls, 32 (the shard
 # size) to a fresh collection, timed one by one; divided by the items MSAL's keychain writes add
 # or change per sign-in (the load's trace counters; its update-then-add makes more write calls,
 # but an update that finds nothing writes nothing) it is the sign-in rate the daemon allows.
@@ -78,9 +78,17 @@ for prefill in "${prefills[@]}"; do
 PLIST
     # Reading a group of thousands of items in one call can pass the default 5 s on a busy machine.
     app=(--app com.sharedkeychain.peer.prefill --team "$team" --entitlements "$plist" --state-dir "$state" --timeout 120s)
-    peer cache --prefill "$prefill" --out "$work/cache-$prefill.json" >/dev/null
-    "$bin" cache import "${app[@]}" --input "$work/cache-$prefill.json" --client-id 10ad7e57-0000-4000-8000-00000000a001 \
-        --family-id 1 --sharing-group "$group" >/dev/null 2>"$work/import.err" || { cat "$work/import.err" >&2; exit 1; }
+    # Signed in one by one, as apps of the suite would (two at a time). Not `cache import`: in a
+    # trial a group filled by it had its shard index rebuilt again and again under 8 writers
+    # ("named the wrong shard for an item"), each rebuild stalling every writer for seconds.
+    # The first alone: it adds MSAL's team-ID probe, which processes of one app starting
+    # together would race to add (all but one failing, as MSAL's init can on a device).
+    seq 0 $((prefill - 1)) | head -1 | xargs -I{} "$bin" token signin --user "cached{}@peer.example" "${app[@]}" \
+        --client-id 10ad7e57-0000-4000-8000-00000000a001 --family-id 1 --sharing-group "$group" >/dev/null 2>"$work/prefill.err" \
+        || { cat "$work/prefill.err" >&2; exit 1; }
+    seq 1 $((prefill - 1)) | xargs -P 2 -I{} "$bin" token signin --user "cached{}@peer.example" "${app[@]}" \
+        --client-id 10ad7e57-0000-4000-8000-00000000a001 --family-id 1 --sharing-group "$group" >/dev/null 2>"$work/prefill.err" \
+        || { cat "$work/prefill.err" >&2; exit 1; }
     floor=$(peer floor --creates "$floor_creates" --shard "$shard")
     for count in "${processes[@]}"; do
         per_app=$((signins / count))

@@ -66,6 +66,11 @@ public struct LoadRunner: Sendable {
     public func runInProcesses(fleet: WorkerFleet, progress: @Sendable (Int) -> Void = { _ in }) throws -> LoadReport {
         try withGroup { existing in
             let prefill = try prefillAccounts()
+            // Every app's token cache starts with MSAL's team-ID probe, which adds its item to the
+            // group (their first) when none is there: app processes starting together would race
+            // to add it, and all but one fail, as MSAL's init can on a device. Added here first,
+            // the apps find it.
+            _ = try tokenCache(ofApp: 0)
             let results = try fleet.run(configuration: configuration, progress: progress)
             return try report(results, mode: .processes, prefill: prefill, existing: existing)
         }
