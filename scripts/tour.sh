@@ -50,10 +50,10 @@ run token acquire --account alice@contoso.com "${calendar[@]}"
 title "2. Notes is not entitled to the group: refused"
 failing 13 token accounts "${notes[@]}"
 
-title "3. Calendar wipes the cache; Mail's next refresh needs the user, and the device keeps no trace"
+title "3. Calendar wipes the cache: the group is empty, no trace on the device, and Mail's next call needs the user"
 run token wipe "${calendar[@]}"
-failing 20 token acquire --silent --account alice@contoso.com "${mail[@]}"
 run item list --app com.contoso.mail --team ABCDE12345 --entitlements examples/contoso/mail.entitlements
+failing 20 token acquire --silent --account alice@contoso.com "${mail[@]}"
 
 title "4. The emulator's own record names Calendar"
 run token wipe-info "${mail[@]}"
