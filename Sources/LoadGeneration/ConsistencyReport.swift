@@ -1,4 +1,5 @@
 import SharedKeychain
+import TokenCache
 
 /// Whether the keychain kept every acknowledged change of a run, worked out from the apps'
 /// journals and one listing of the group afterwards.
@@ -22,17 +23,34 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
     /// Items that were in the group before the run (`--allow-existing-data`) and are not the
     /// simulated apps': not checked, not foreign.
     public var existingItems = 0
-    /// Token cache items the apps' `acquire` operations wrote (not checked here).
+    /// Token cache items the apps' caches wrote (not checked here): MSAL's team-ID probe, which
+    /// each app's cache finds or adds in its first group, and what `acquire` operations wrote.
     public var tokenCacheItems = 0
     /// Token workload: users whose sign-ins and removals were checked against the account list.
     public var accountsChecked = 0
     /// Token workload: accounts the list showed at the end.
     public var accountsListed = 0
-    /// Token workload: acknowledged sign-ins missing from the account list, with no removal or
-    /// wipe after them.
+    /// Token workload: acknowledged sign-ins the emulator lost: missing from the account list, or
+    /// without their account record or refresh token, with no removal or wipe after them, and
+    /// not explained by MSAL's read-modify-write of the account metadata
+    /// (``accountMetadataEntriesLost``).
     public var lostSignIns = 0
-    /// Token workload: accounts listed although their last acknowledged change removed them.
+    /// Token workload: accounts listed although their last acknowledged change removed them, not
+    /// explained by MSAL's read-modify-write of the account metadata.
     public var resurrectedAccounts = 0
+    /// Token workload: account-metadata entries lost to MSAL's read-modify-write, expected on a
+    /// device. Every app of one client ID read-modify-writes the client's one account-metadata
+    /// item (type 5001) on each token response and removal, without a lock
+    /// (`MSIDAccountMetadataCacheAccessor`), so two apps signing users in at once can each write
+    /// back a copy without the other's entry. Counted: a user whose last acknowledged sign-in
+    /// kept its account record and refresh token but whose entry is not `signed_in` (listed
+    /// through the token when the entry is gone, hidden when a stale `signed_out` came back), and
+    /// a removed user listed through a stale `signed_in` entry, while another app of the client
+    /// ID was at work. Not an inconsistency of the emulator.
+    public var accountMetadataEntriesLost = 0
+    /// Token workload: of ``accountMetadataEntriesLost``, the users the account list no longer
+    /// showed (or showed after their removal) because of it.
+    public var accountsMislistedByLostMetadata = 0
 
     public var isConsistent: Bool {
         lostUpdates == 0 && resurrectedItems == 0 && foreignItems == 0 && lostSignIns == 0 && resurrectedAccounts == 0
@@ -43,17 +61,26 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
     /// The token workload's check: every acknowledged sign-in must be in the account list at the
     /// end, unless a removal of that user or a wipe ended after the sign-in began; a user whose
     /// last acknowledged change was a removal, with no wipe or sign-in racing it, must not be.
+    /// With ``TokenAccountsAfterRun``, a user the list gets wrong only because the shared
+    /// account-metadata item lost the user's entry to another app's read-modify-write is counted
+    /// apart, in ``accountMetadataEntriesLost``.
     ///
     /// - Parameters:
     ///   - journals: each app's acknowledged sign-ins, removals and wipes.
     ///   - prefill: the sign-ins made before the run (key: the prefilled account's number).
     ///   - listed: the usernames the account list shows after the run.
-    public init(tokenJournals journals: [Int: [JournalEntry]], prefill: [JournalEntry], listed: Set<String>, configuration: LoadConfiguration) {
+    ///   - accounts: what the group holds for each user after the run; nil: judge by the list only.
+    public init(
+        tokenJournals journals: [Int: [JournalEntry]], prefill: [JournalEntry], listed: Set<String>,
+        accounts: TokenAccountsAfterRun? = nil, configuration: LoadConfiguration
+    ) {
         let wipes = journals.values.flatMap { $0.filter { $0.kind == .wipe } }
         func wipedAfter(_ entry: JournalEntry) -> Bool { wipes.contains { $0.end > entry.start } }
         for entry in prefill {
             accountsChecked += 1
-            if !wipedAfter(entry), !listed.contains(LoadConfiguration.prefilledUser(entry.key)) { lostSignIns += 1 }
+            let user = LoadConfiguration.prefilledUser(entry.key)
+            // Made before any app started: no read-modify-write of another app can have lost it.
+            if !wipedAfter(entry), !listed.contains(user) || accounts?.states[user].map({ !$0.keptSignIn }) == true { lostSignIns += 1 }
         }
         for app in 0..<configuration.apps {
             var last: [Int: JournalEntry] = [:]
@@ -63,11 +90,35 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
             for (key, entry) in last {
                 accountsChecked += 1
                 let user = LoadConfiguration.user(app: app, key: key)
+                let state = accounts?.states[user]
+                let raced = accounts?.anotherAppWorked(besides: app, during: entry) ?? false
+                let isListed = listed.contains(user)
                 switch entry.kind {
-                case .signIn where !wipedAfter(entry) && !listed.contains(user):
-                    lostSignIns += 1
-                case .removeAccount where listed.contains(user):
-                    resurrectedAccounts += 1
+                case .signIn where !wipedAfter(entry):
+                    guard accounts != nil else {
+                        if !isListed { lostSignIns += 1 }
+                        continue
+                    }
+                    guard let state, state.hasTokens else {
+                        // The account record or refresh token, which only this app writes, is gone.
+                        lostSignIns += 1
+                        continue
+                    }
+                    if state.metadata == .signedIn {
+                        if !isListed { lostSignIns += 1 }
+                    } else if raced {
+                        accountMetadataEntriesLost += 1
+                        if !isListed { accountsMislistedByLostMetadata += 1 }
+                    } else {
+                        lostSignIns += 1
+                    }
+                case .removeAccount where isListed:
+                    if let state, !state.hasTokens, state.metadata == .signedIn, raced {
+                        accountMetadataEntriesLost += 1
+                        accountsMislistedByLostMetadata += 1
+                    } else {
+                        resurrectedAccounts += 1
+                    }
                 default:
                     break
                 }
@@ -91,7 +142,8 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
             }
         }
         for item in finalItems {
-            if acquires, item.service != LoadConfiguration.service {
+            // Every app's token cache probes for its team ID first, and its first group is this one.
+            if acquires && item.service != LoadConfiguration.service || TokenCache.isTeamIDProbe(item) {
                 tokenCacheItems += 1
                 continue
             }

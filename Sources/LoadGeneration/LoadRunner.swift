@@ -66,6 +66,11 @@ public struct LoadRunner: Sendable {
     public func runInProcesses(fleet: WorkerFleet, progress: @Sendable (Int) -> Void = { _ in }) throws -> LoadReport {
         try withGroup { existing in
             let prefill = try prefillAccounts()
+            // Every app's token cache starts with MSAL's team-ID probe, which adds its item to the
+            // group (their first) when none is there: app processes starting together would race
+            // to add it, and all but one fail, as MSAL's init can on a device. Added here first,
+            // the apps find it.
+            _ = try tokenCache(ofApp: 0)
             let results = try fleet.run(configuration: configuration, progress: progress)
             return try report(results, mode: .processes, prefill: prefill, existing: existing)
         }
@@ -81,6 +86,16 @@ public struct LoadRunner: Sendable {
             _ = try caches[index % caches.count].signIn(username: LoadConfiguration.prefilledUser(index))
             return JournalEntry(kind: .signIn, key: index, version: 0, start: start, end: MonotonicClock.now())
         }
+    }
+
+    /// A user's state as the consistency check reads it.
+    static func userState(_ state: AccountState) -> TokenAccountsAfterRun.UserState {
+        let metadata: TokenAccountsAfterRun.MetadataEntry = switch state.signInState {
+        case .signedIn?: .signedIn
+        case .signedOut?: .signedOut
+        case .unknown?, nil: .missing
+        }
+        return TokenAccountsAfterRun.UserState(hasTokens: state.hasRefreshToken, metadata: metadata)
     }
 
     private func tokenCache(ofApp index: Int) throws -> TokenCache {
@@ -99,12 +114,20 @@ public struct LoadRunner: Sendable {
         let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal.entries) })
         if configuration.workload == .token {
             let listed: [CachedAccount]
-            do { listed = try tokenCache(ofApp: 0).accounts() } catch {
+            let states: [AccountState]
+            do {
+                let cache = try tokenCache(ofApp: 0)
+                listed = try cache.accounts()
+                states = try cache.accountStates()
+            } catch {
                 return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted,
                                   consistency: ConsistencyReport(), checkFailure: "\(error)")
             }
+            let after = TokenAccountsAfterRun(
+                states: Dictionary(states.map { ($0.username, Self.userState($0)) }, uniquingKeysWith: { first, _ in first }),
+                activity: Dictionary(uniqueKeysWithValues: results.compactMap { result in result.activity.map { (result.app, $0) } }))
             let consistency = ConsistencyReport(
-                tokenJournals: journals, prefill: prefill, listed: Set(listed.map(\.username)), configuration: configuration)
+                tokenJournals: journals, prefill: prefill, listed: Set(listed.map(\.username)), accounts: after, configuration: configuration)
             return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted, consistency: consistency)
         }
         let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)

@@ -62,6 +62,8 @@ public struct LoadWorker: Sendable {
             let callsBefore = calls.counts
             let outcome = perform(operation, random: &random, versions: &versions)
             let callEnd = MonotonicClock.now()
+            result.activeStart = min(result.activeStart, began)
+            result.activeEnd = max(result.activeEnd, callEnd)
             if reconnects != reconnectsBefore, case .failed(let status) = outcome {
                 result.reconnectErrors[status.name, default: 0] += 1
             }
@@ -286,12 +288,22 @@ public final class ProgressCounter: Sendable {
 }
 
 /// Counts the keychain calls of one token cache, by SecItem function: how many reads and writes
-/// each operation costs, as MSAL makes them.
+/// each operation costs, as MSAL makes them; and, under ``itemsWritten``, the items those writes
+/// added, changed or deleted (an update that finds nothing writes none: it is a search).
 final class KeychainCallCounter: Sendable {
+    /// The key under which the items written are counted.
+    static let itemsWritten = "items written"
     private let counted = Mutex<[String: Int]>([:])
 
     var trace: KeychainCallTrace {
-        KeychainCallTrace { [self] call in counted.withLock { $0[call.function.rawValue, default: 0] += 1 } }
+        KeychainCallTrace { [self] call in
+            counted.withLock { counts in
+                counts[call.function.rawValue, default: 0] += 1
+                if call.function != .copyMatching, call.status == .success {
+                    counts[Self.itemsWritten, default: 0] += call.function == .delete ? call.count ?? 1 : 1
+                }
+            }
+        }
     }
 
     var counts: [String: Int] { counted.withLock { $0 } }

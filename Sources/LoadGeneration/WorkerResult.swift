@@ -25,6 +25,13 @@ public struct WorkerResult: Sendable, Codable {
     /// Monotonic nanoseconds of the first and last measured call.
     public var measuredStart: UInt64 = .max
     public var measuredEnd: UInt64 = 0
+    /// Monotonic nanoseconds of the first call's start and the last call's end, warm-up
+    /// included: when the app was at work, for the consistency check.
+    public var activeStart: UInt64 = .max
+    public var activeEnd: UInt64 = 0
+
+    /// When the app was at work; nil when it made no call.
+    public var activity: ClosedRange<UInt64>? { activeStart <= activeEnd ? activeStart...activeEnd : nil }
 
     public init(app: Int) { self.app = app }
 
@@ -110,6 +117,10 @@ public struct OperationStatistics: Sendable, Codable, Hashable {
     public var errors: [String: Int]
     /// Keychain calls per operation, by SecItem function (token workload), averaged.
     public var keychainCallsPerOperation: [String: Double]?
+    /// Items added, changed or deleted per operation (token workload), averaged: the writes
+    /// that reach the store, fewer than the write calls, as an update that finds nothing (before
+    /// each add) changes nothing.
+    public var itemsWrittenPerOperation: Double?
 
     init(
         operation: LoadOperation, histogram: Histogram<UInt64>, seconds: Double, expected: [String: Int], errors: [String: Int],
@@ -127,6 +138,7 @@ public struct OperationStatistics: Sendable, Codable, Hashable {
         expectedOutcomes = expected
         self.errors = errors
         let total = Double(Swift.max(count, 1))
-        keychainCallsPerOperation = keychainCalls.map { $0.mapValues { Double($0) / total } }
+        keychainCallsPerOperation = keychainCalls.map { $0.filter { $0.key != KeychainCallCounter.itemsWritten }.mapValues { Double($0) / total } }
+        itemsWrittenPerOperation = keychainCalls.map { Double($0[KeychainCallCounter.itemsWritten] ?? 0) / total }
     }
 }

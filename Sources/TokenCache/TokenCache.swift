@@ -37,7 +37,9 @@ public struct TokenCache: Sendable {
     ///   - configuration: the app's MSAL settings: client ID, sharing group, family.
     ///   - issuer: the emulated token endpoint.
     ///   - now: the clock for token lifetimes (injectable for tests and `--now`).
-    /// - Throws: ``TokenCacheError/invalidArgument(_:)`` for an unusable configuration.
+    /// - Throws: ``TokenCacheError/invalidArgument(_:)`` for an unusable configuration;
+    ///   ``TokenCacheError/keychain(_:)`` when MSAL's team-ID probe, which the first cache of an
+    ///   app in a process makes, cannot read or add its item (see the fidelity page).
     public init(
         keychain: Keychain,
         configuration: TokenCacheConfiguration,
@@ -45,6 +47,9 @@ public struct TokenCache: Sendable {
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(TokenCacheError) {
         if let problem = configuration.problem { throw .invalidArgument("invalid token cache configuration: \(problem)") }
+        // MSIDKeychainTokenCache initWithGroup asks MSIDKeychainUtil for the team ID before
+        // anything else: the probe, once per process and app.
+        _ = try TeamIDProbe.defaultAccessGroup(of: keychain, trace: configuration.trace)
         self.keychain = keychain
         self.configuration = configuration
         self.issuer = issuer

@@ -214,7 +214,7 @@ struct TokenWipeCommand: ReportingCommand {
         if global.json {
             Output.printJSON(["removed": removed])
         } else {
-            Output.standardOutput.write("wiped \(removed.counted("item")) from the shared group\n")
+            Output.standardOutput.write("wiped \(removed.counted("item")) from group \(cache.accessGroup)\n")
         }
     }
 }

@@ -42,7 +42,7 @@ struct BrokerMessageTests {
         // A changed hash is refused.
         let tampered = answer.url.replacingOccurrences(of: "hash=", with: "hash=00")
         #expect(throws: TokenCacheError.self) { try suite.mail.acceptBrokerResponse(tampered, to: request) }
-        #expect(try suite.items().isEmpty)
+        #expect(try suite.cacheItems().isEmpty)
 
         let result = try suite.mail.acceptBrokerResponse(answer.url, to: request)
         #expect(result.source == .broker)

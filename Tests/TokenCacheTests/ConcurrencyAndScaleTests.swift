@@ -105,7 +105,7 @@ struct ConcurrencyAndScaleTests {
             let counting = CountingStore(try backend.makeStore())
             let suite = try Suite(backend, store: counting)
             try suite.mail.importCache(Self.cache(accounts: count))
-            let items = try suite.items().count
+            let items = try suite.cacheItems().count
             counting.reset()
             let listed = try suite.calendar.accounts().count
             return (counting.calls, listed, items)

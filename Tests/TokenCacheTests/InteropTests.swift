@@ -97,7 +97,7 @@ struct InteropTests {
         #expect(!text.contains("signed_in"))
 
         let target = try Suite(backend)
-        #expect(try target.items().isEmpty)
+        #expect(try target.cacheItems().isEmpty)
         #expect(try target.mail.importCache(first) == 3 + 4 + 3 + 2 + 3)
         let second = try target.mail.exportCache()
         #expect(second == first)
@@ -228,7 +228,7 @@ struct InteropTests {
             #expect(error?.status == .param)
             #expect(error?.message.hasSuffix("; nothing was written") == true)
             // Valid sections sort before the bad ones, and still nothing was written.
-            #expect(try target.items().isEmpty)
+            #expect(try target.cacheItems().isEmpty)
         }
     }
 }

@@ -37,14 +37,14 @@ struct ItemLayoutTests {
             // Account metadata: one item per client (MSIDAccountMetadataCacheKey.m).
             Row(account: "authority_map", service: client, generic: nil, type: 5001),
         ]
-        let rows = try suite.items().map {
+        let rows = try suite.cacheItems().map {
             Row(account: $0.account, service: $0.service, generic: $0.generic.map { String(decoding: $0, as: UTF8.self) }, type: $0.type)
         }
         #expect(rows.count == expected.count)
         #expect(Set(rows) == expected)
         #expect(try suite.items().allSatisfy { $0.group == suite.group && $0.creator == nil && $0.provenance?.addedBy == "com.contoso.mail" })
         // MSIDKeychainTokenCache.m saveData: every item MSAL adds is afterFirstUnlockThisDeviceOnly.
-        #expect(try suite.items().allSatisfy { $0.accessibility == .afterFirstUnlockThisDeviceOnly })
+        #expect(try suite.cacheItems().allSatisfy { $0.accessibility == .afterFirstUnlockThisDeviceOnly })
         // The account metadata: this client signed this account in (MSIDAccountMetadataCacheItem.m).
         let metadata = suite.json(try suite.item(account: "authority_map", service: client))
         #expect(metadata == [

@@ -26,10 +26,15 @@ struct KeychainTraceTests {
 
     /// A family app on `suite`'s store whose calls `recorder` sees.
     func traced(_ suite: Suite, _ recorder: Recorder, bundleID: String = "com.contoso.traced", client: String = Self.client) throws -> TokenCache {
-        let base = try suite.app(bundleID, client: client, family: "1")
-        var configuration = base.configuration
+        // Made here rather than through the suite, so that the recorder sees the cache's first call.
+        let identity = try AppIdentity(
+            bundleID: bundleID, teamID: suite.team,
+            entitlements: Entitlements(keychainAccessGroups: ["$(AppIdentifierPrefix)com.microsoft.adalcache"]), source: bundleID)
+        var configuration = TokenCacheConfiguration(clientID: client, familyID: "1")
         configuration.trace = recorder.trace
-        return try TokenCache(keychain: base.keychain, configuration: configuration, now: suite.clock.function)
+        return try TokenCache(
+            keychain: Keychain(app: identity, store: suite.store, now: suite.clock.function), configuration: configuration,
+            now: suite.clock.function)
     }
 
     /// The writes and deletes, as `function service` (the account is the user's, or
@@ -38,8 +43,12 @@ struct KeychainTraceTests {
         calls.filter { $0.function != .copyMatching }.map { "\($0.function.rawValue) \($0.service ?? "(no service)")" }
     }
 
-    /// A first sign-in: MSIDTokenResponseValidator validateAndSaveTokenResponse (account
-    /// metadata first), then MSIDDefaultTokenCacheAccessor saveTokensWithConfiguration: AT, IDT,
+    /// A first sign-in by a new app of the suite. Its cache's first call is MSAL's team-ID
+    /// probe (MSIDKeychainUtil.m appDefaultAccessGroup, which MSIDKeychainTokenCache
+    /// initWithGroup reaches through teamId): a read of `SDK.ObjC.teamIDHint` in every group of
+    /// the app, which finds the item the suite's first app added. Then
+    /// MSIDTokenResponseValidator validateAndSaveTokenResponse (account metadata first), then
+    /// MSIDDefaultTokenCacheAccessor saveTokensWithConfiguration: AT, IDT,
     /// saveSSOStateWithConfiguration: family RT, the client's RT, app metadata, account. Each
     /// MSIDKeychainTokenCache saveData: SecItemUpdate, then SecItemAdd on errSecItemNotFound,
     /// every add afterFirstUnlockThisDeviceOnly.
@@ -50,6 +59,9 @@ struct KeychainTraceTests {
         let app = try traced(suite, recorder)
         let result = try app.signIn(username: "alice@contoso.com")
         let calls = recorder.take()
+        #expect(calls.first?.shape == "SecItemCopyMatching account=SDK.ObjC.teamIDHint service=")
+        #expect(calls.first?.status == .success)
+        #expect(calls.dropFirst().allSatisfy { $0.account != TeamIDProbe.account })
         let tid = result.tenantID
         let c = Self.client
         let pairs = ["\(c)", "accesstoken-\(c)-\(tid)-user.read", "idtoken-\(c)-\(tid)-", "refreshtoken-1--", "refreshtoken-\(c)--", "appmetadata-\(c)", tid]
@@ -106,7 +118,10 @@ struct KeychainTraceTests {
     }
 
     /// wipeCacheForAllAccounts: clearCacheForAllAccountsWithContext, two identical
-    /// SecItemDelete({class, group}) (the default accessor's and the legacy one's), nothing after.
+    /// SecItemDelete({class, group}) (the default accessor's and the legacy one's), nothing after:
+    /// the team-ID probe, in the group because it is the apps' first, goes too, and the app,
+    /// which found its team ID once for the process (MSIDKeychainUtil.m appDefaultAccessGroup's
+    /// dispatch_once), does not add it again.
     @Test(arguments: Backend.memoryAndKeyring)
     func aFullWipeIsTwoGroupDeletesAndNothingAfter(_ backend: Backend) throws {
         let suite = try Suite(backend)
@@ -114,11 +129,16 @@ struct KeychainTraceTests {
         let app = try traced(suite, recorder)
         try app.signIn(username: "alice@contoso.com")
         _ = recorder.take()
+        #expect(try suite.items().filter(TokenCache.isTeamIDProbe).count == 1)
         try app.wipeCacheForAllAccounts()
         let calls = recorder.take().filter { $0.function != .copyMatching }
         #expect(calls.map(\.function) == [.delete, .delete])
         #expect(calls.allSatisfy { $0.account == nil && $0.service == nil && $0.type == nil })
         #expect(calls.map(\.status) == [.success, .itemNotFound])
+        #expect(try suite.items().isEmpty)
+        // A later cache of the same app in this process does not probe again.
+        _ = try traced(suite, recorder)
+        #expect(recorder.take().isEmpty)
         #expect(try suite.items().isEmpty)
     }
 }

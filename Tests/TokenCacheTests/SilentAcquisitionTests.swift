@@ -183,7 +183,7 @@ struct SilentAcquisitionTests {
             try suite.app("com.contoso.empty", client: " ")
         }
         #expect(error?.status == .param)
-        #expect(try suite.items().isEmpty)
+        #expect(try suite.cacheItems().isEmpty)
     }
 }
 

@@ -53,6 +53,12 @@ struct Suite {
         }
     }
 
+    /// The shared group's items but MSAL's team-ID probe (which the suite's first app added
+    /// there, its first access group): what the token cache itself wrote.
+    func cacheItems() throws -> [KeychainItem] {
+        try items().filter { !TokenCache.isTeamIDProbe($0) }
+    }
+
     /// The item at account + service, if any.
     func item(account: String, service: String) throws -> KeychainItem? {
         try items().first { $0.account == account && $0.service == service }

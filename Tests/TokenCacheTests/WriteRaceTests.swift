@@ -13,7 +13,8 @@ final class RacingStore: ItemStore {
     var name: String { base.name }
 
     func add(_ item: StoredItem) throws(StorageError) {
-        let first = raced.withLock { state in defer { state.added = true }; return !state.added }
+        // The cache's first item add (not MSAL's team-ID probe, which has no type).
+        let first = item.type != nil && raced.withLock { state in defer { state.added = true }; return !state.added }
         if first { try base.add(item) }
         try base.add(item)
     }

@@ -1,7 +1,12 @@
 """The peer side of scripts/compare-peers.sh: msal-extensions' PersistedTokenCache on libsecret.
 
 `raw --count N`: libsecret's own store rate on the default collection (N stores of new items
-with distinct attributes, then a clear), the floor a keychain write stands on.
+with distinct attributes, then a clear).
+`floor --creates N --shard S`: gnome-keyring's raw CreateItem rate, the floor a keychain write
+stands on: N plain `org.freedesktop.Secret.Collection.CreateItem` calls, S to a fresh collection
+(SharedKeychain's shard size), with attributes and secrets the size of SharedKeychain's, each
+timed; the collections are deleted after. Prints the rate and the p50 of one call.
+`cache --prefill K --out FILE`: MSAL Python's serialized cache with K accounts, to import.
 `run --processes N --additions M --prefill K --work DIR` prefills one libsecret-backed cache
 with K accounts (not timed), then starts N processes that together add M new accounts' tokens
 through PersistedTokenCache (each addition: lock file, reload the blob, add, write the whole
@@ -90,6 +95,64 @@ def run(processes, additions, prefill_count, work):
             "rate": round(added / seconds, 2) if seconds > 0 else 0, "failures": failures}
 
 
+def serialized_cache(count, path):
+    import msal
+    cache = msal.SerializableTokenCache()
+    for index in range(count):
+        cache.add(event(2_000_000 + index), now=msal_cache.NOW)
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+        out.write(cache.serialize())
+    return {"accounts": count, "bytes": os.path.getsize(path)}
+
+
+def floor(creates, shard):
+    from gi.repository import Gio, GLib
+    bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+    service, root = "org.freedesktop.secrets", "/org/freedesktop/secrets"
+
+    def call(path, interface, method, arguments, reply):
+        return bus.call_sync(service, path, interface, method, arguments, GLib.VariantType(reply),
+                             Gio.DBusCallFlags.NONE, 60_000, None).unpack()
+
+    session = call(root, "org.freedesktop.Secret.Service", "OpenSession",
+                   GLib.Variant("(sv)", ("plain", GLib.Variant("s", ""))), "(vo)")[1]
+    run_id = "%d-%d" % (os.getpid(), int(time.time()))
+    secret = b"x" * 1500
+    timings = []
+    collections = []
+    try:
+        while len(timings) < creates:
+            label = "sharedkeychain-floor-%s-%d" % (run_id, len(collections))
+            master = (session, b"", b"floor", "text/plain")
+            collection = call(root, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", "CreateWithMasterPassword",
+                              GLib.Variant("(a{sv}(oayays))", ({"org.freedesktop.Secret.Collection.Label": GLib.Variant("s", label)},
+                                                                master)), "(o)")[0]
+            collections.append(collection)
+            for index in range(min(shard, creates - len(timings))):
+                attributes = {"xdg:schema": "org.sharedkeychain.floor", "access-group": "FLOORTEAM1.floor." + run_id,
+                              "account": "%08d-%s-login.microsoftonline.com" % (len(timings), run_id),
+                              "service": "refreshtoken-1--", "generic": "refreshtoken-1-", "type": "2002",
+                              "creator": "com.sharedkeychain.floor", "accessible": "cku", "synchronizable": "0",
+                              "class": "genp"}
+                properties = {"org.freedesktop.Secret.Item.Label": GLib.Variant("s", "floor %d" % index),
+                              "org.freedesktop.Secret.Item.Attributes": GLib.Variant("a{ss}", attributes)}
+                arguments = GLib.Variant("(a{sv}(oayays)b)", (properties, (session, b"", secret, "application/octet-stream"), False))
+                start = time.perf_counter()
+                call(collection, "org.freedesktop.Secret.Collection", "CreateItem", arguments, "(oo)")
+                timings.append(time.perf_counter() - start)
+    finally:
+        for collection in collections:
+            try:
+                call(collection, "org.freedesktop.Secret.Collection", "Delete", None, "(o)")
+            except GLib.Error:
+                pass
+    total = sum(timings)
+    ordered = sorted(timings)
+    return {"floor": "CreateItem", "creates": len(timings), "shard": shard, "seconds": round(total, 3),
+            "rate": round(len(timings) / total, 2) if total > 0 else 0,
+            "p50ms": round(1000 * ordered[len(ordered) // 2], 3) if ordered else 0}
+
+
 def raw(count):
     import gi
     gi.require_version("Secret", "1")
@@ -108,14 +171,21 @@ def raw(count):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("command", choices=["run", "raw"])
+    parser.add_argument("command", choices=["run", "raw", "floor", "cache"])
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--additions", type=int, default=40)
     parser.add_argument("--prefill", type=int, default=0)
     parser.add_argument("--count", type=int, default=50)
     parser.add_argument("--work")
+    parser.add_argument("--creates", type=int, default=256)
+    parser.add_argument("--shard", type=int, default=32)
+    parser.add_argument("--out")
     arguments = parser.parse_args()
     if arguments.command == "raw":
         print(json.dumps(raw(arguments.count)))
+    elif arguments.command == "floor":
+        print(json.dumps(floor(arguments.creates, arguments.shard)))
+    elif arguments.command == "cache":
+        print(json.dumps(serialized_cache(arguments.prefill, arguments.out)))
     else:
         print(json.dumps(run(arguments.processes, arguments.additions, arguments.prefill, arguments.work)))

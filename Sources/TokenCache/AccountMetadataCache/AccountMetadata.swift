@@ -98,9 +98,12 @@ struct AccountMetadataItem: Sendable, Hashable {
 /// One client's sign-in state for one account. `signedOut` hides the account from that client's
 /// account list even while sibling apps' family tokens would show it, and makes its silent
 /// acquisition ask for interaction; `signedIn` lists it even without a refresh token.
-enum SignInState: String, Sendable, Hashable {
+public enum SignInState: String, Sendable, Hashable {
+    /// `signed_in`: a token response for the account was saved.
     case signedIn = "signed_in"
+    /// `signed_out`: the client removed the account.
     case signedOut = "signed_out"
+    /// `unknown`: as good as no entry.
     case unknown
 }
 
