@@ -75,7 +75,9 @@ struct ADALMSALSSOScenario {
         try expenses.cache.signIn(username: MicrosoftApps.user)
         let signedIn = try suite.items(in: group)
         let legacy = Self.legacyItems(signedIn)
-        report.step("\(label): \(MicrosoftApps.expenses) (ADAL) signs in \(MicrosoftApps.user): \(legacy.count) ADAL legacy items (\(Self.describe(legacy))) and \(signedIn.count - legacy.count) MSAL-format items in the group")
+        let probes = signedIn.filter(Self.isTeamIDProbe).count
+        let probeText = probes == 0 ? "" : ", and the team-ID probe"
+        report.step("\(label): \(MicrosoftApps.expenses) (ADAL) signs in \(MicrosoftApps.user): \(legacy.count) ADAL legacy items (\(Self.describe(legacy))), \(signedIn.count - legacy.count - probes) MSAL-format items\(probeText) in the group")
         let sso = try mail.cache.acquireTokenSilent(account: MicrosoftApps.user, scopes: TokenCache.defaultScopes)
         report.step("\(MicrosoftApps.mail) (MSAL, the same client ID) lists \(try Self.list(mail.cache)) and acquires silently: ok (\(sso.source)), single sign-on from the ADAL sign-in")
 
@@ -156,6 +158,12 @@ struct ADALMSALSSOScenario {
         } catch {
             return "\(app) acquires silently for \(MicrosoftApps.user): \(error.errorCode ?? "failed") (\(error.message))"
         }
+    }
+
+    /// IdentityCore's team-ID probe (`MSIDKeychainUtil` `appDefaultAccessGroup`: account
+    /// `SDK.ObjC.teamIDHint`, empty service), in the app's first group: ADAL makes it too.
+    private static func isTeamIDProbe(_ item: StoredItem) -> Bool {
+        item.account == "SDK.ObjC.teamIDHint" && item.service.isEmpty && item.type == nil
     }
 
     /// ADAL's legacy items of `items`: generic `MSOpenTech.ADAL.1`, no type.
