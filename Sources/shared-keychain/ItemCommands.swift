@@ -8,11 +8,11 @@ struct ItemCommand: ParsableCommand {
         commandName: "item",
         abstract: "Add, read, update, delete and list password items (generic and internet) as one app.",
         discussion: """
-            Without --group, add uses the app's first access group, and get, update, delete and
-            list act on every group the app is entitled to, as Keychain Services does: an
-            ungrouped delete removes matches in all of them. Accounts and services given as bytes
-            (Data in Apple's API) take --account-hex and --service-hex; internet passwords take
-            --class internet with --server, --protocol, --port, --path, --security-domain and
+            Without --group, add uses the app's first access group, and get, update, delete and \
+            list act on every group the app is entitled to, as Keychain Services does: an \
+            ungrouped delete removes matches in all of them. Accounts and services given as bytes \
+            (Data in Apple's API) take --account-hex and --service-hex; internet passwords take \
+            --class internet with --server, --protocol, --port, --path, --security-domain and \
             --authentication-type.
             """,
         subcommands: [ItemAddCommand.self, ItemGetCommand.self, ItemUpdateCommand.self, ItemDeleteCommand.self, ItemListCommand.self]
@@ -185,11 +185,11 @@ struct ItemUpdateCommand: ReportingCommand {
         commandName: "update",
         abstract: "Change every matching item (SecItemUpdate): its data, any attribute, or both; prints how many changed.",
         discussion: """
-            --account, --service, --label and the other plain names select the items; --new-label,
-            --new-comment and the other --new-* options set attributes, and --data, --data-file
-            or --stdin the data. With nothing to set nothing is changed (errSecParam). --if-version
-            V makes the update a compare-and-swap: it applies only if every matching item is still
-            at version V (see `item get --json`), else it fails with errSKVersionConflict (-99001,
+            --account, --service, --label and the other plain names select the items; --new-label, \
+            --new-comment and the other --new-* options set attributes, and --data, --data-file \
+            or --stdin the data. With nothing to set nothing is changed (errSecParam). --if-version \
+            V makes the update a compare-and-swap: it applies only if every matching item is still \
+            at version V (see `item get --json`), else it fails with errSKVersionConflict (-99001, \
             exit 18) and changes nothing.
             """
     )

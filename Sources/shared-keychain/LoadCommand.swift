@@ -8,27 +8,27 @@ struct LoadCommand: ReportingCommand {
         commandName: "load",
         abstract: "Load-test the shared keychain with simulated apps reading, writing and wiping one group.",
         discussion: """
-            The apps share a group of the run's own, <team>.sharedkeychain-load.<run id>, which
-            no other app uses: load never touches data it did not write, and deletes that group
-            at the end (an interrupted run may leave it behind; delete it with `item delete
-            --all` as an app entitled to it). Every app owns --items keys in the group; reads
-            pick any app's keys, wipes delete the whole group. Apps run as separate processes
-            (default) or as threads (--threads). After the run the group is listed once and
-            every acknowledged write must be there, or deleted by an acknowledged delete or
-            wipe: lost updates and resurrected items are counted, and any of them, or any
+            The apps share a group of the run's own, <team>.sharedkeychain-load.<run id>, which \
+            no other app uses: load never touches data it did not write, and deletes that group \
+            at the end (an interrupted run may leave it behind; delete it with `item delete \
+            --all` as an app entitled to it). Every app owns --items keys in the group; reads \
+            pick any app's keys, wipes delete the whole group. Apps run as separate processes \
+            (default) or as threads (--threads). After the run the group is listed once and \
+            every acknowledged write must be there, or deleted by an acknowledged delete or \
+            wipe: lost updates and resurrected items are counted, and any of them, or any \
             unexpected error, makes the exit status non-zero.
 
-            --group names an existing group instead (to load a group with a mitigation policy,
-            say). A group that holds items is refused (errSecParam, exit 10, nothing deleted)
-            unless --allow-existing-data is given too; even then every app's calls go through
-            the group's mitigation policy (--policy, or policy.json in the state directory), so
-            guarded delete refuses wipes of other apps' items (counted as the expected outcome
-            "refused by policy") and an audited group journals every delete. At the end only
+            --group names an existing group instead (to load a group with a mitigation policy, \
+            say). A group that holds items is refused (errSecParam, exit 10, nothing deleted) \
+            unless --allow-existing-data is given too; even then every app's calls go through \
+            the group's mitigation policy (--policy, or policy.json in the state directory), so \
+            guarded delete refuses wipes of other apps' items (counted as the expected outcome \
+            "refused by policy") and an audited group journals every delete. At the end only \
             what the simulated apps created is removed.
 
-            --apps takes a list (1,2,4,8) to sweep; --output DIR then writes report.json and
-            a chart of throughput and p99 against the number of apps (load.svg), mode 0600 in a
-            directory created 0700; a path there that is a symbolic link, FIFO or device is
+            --apps takes a list (1,2,4,8) to sweep; --output DIR then writes report.json and \
+            a chart of throughput and p99 against the number of apps (load.svg), mode 0600 in a \
+            directory created 0700; a path there that is a symbolic link, FIFO or device is \
             refused. Durations take units (500ms, 10s, 2m); a bare number is seconds.
             """
     )

@@ -20,15 +20,15 @@ struct ScenarioRunCommand: ReportingCommand {
         discussion: """
             A scenario (YAML or JSON) names a suite manifest and lists steps:
 
-              suite: ../suite
-              steps:
-                - {app: com.contoso.mail, do: token signin, user: alice@contoso.com}
-                - {background: refresh, app: com.contoso.mail, do: token acquire,
-                   account: alice@contoso.com, silent: true, every: 50ms}
-                - {wait: {job: refresh, runs: 3}}
-                - {app: com.contoso.calendar, do: token wipe, expect: ok}
-                - {wait: {job: refresh, runs: 6}}
-                - {stop: refresh, expect: {failed: {at-least: 1}}}
+              suite: ../suite \
+            steps:
+                - {app: com.contoso.mail, do: token signin, user: alice@contoso.com} \
+            - {background: refresh, app: com.contoso.mail, do: token acquire, \
+            account: alice@contoso.com, silent: true, every: 50ms}
+                - {wait: {job: refresh, runs: 3}} \
+            - {app: com.contoso.calendar, do: token wipe, expect: ok} \
+            - {wait: {job: refresh, runs: 6}} \
+            - {stop: refresh, expect: {failed: {at-least: 1}}}
 
             Steps: an operation (app, do, its parameters, expect); concurrent (a list of \
             operations started at once, each with an optional delay); background NAME (an \

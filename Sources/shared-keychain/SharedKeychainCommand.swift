@@ -8,19 +8,19 @@ struct SharedKeychainCommand: ParsableCommand {
         commandName: "shared-keychain",
         abstract: "Emulates iOS keychain access groups on a real Secret Service (libsecret).",
         discussion: """
-            Apps of one team share items through a keychain access group when their
-            keychain-access-groups entitlement names it. Every command acts as one app
-            (--app, --team, --entitlements) with Keychain Services semantics: statuses,
-            primary keys, match limits, and errSecMissingEntitlement (-34018) for a group the
+            Apps of one team share items through a keychain access group when their \
+            keychain-access-groups entitlement names it. Every command acts as one app \
+            (--app, --team, --entitlements) with Keychain Services semantics: statuses, \
+            primary keys, match limits, and errSecMissingEntitlement (-34018) for a group the \
             app is not entitled to.
 
-            By default items live in a private gnome-keyring that this tool starts on first
+            By default items live in a private gnome-keyring that this tool starts on first \
             use in its state directory and reuses until `keyring stop`.
 
-            One convention everywhere: a path is always an option named for what it holds
-            (--suite DIR, --scenario FILE, --input FILE, --output FILE|DIR, --entitlements
-            PLIST); a positional argument names what a command acts on (a bundle ID, a hazard).
-            Durations take units (500ms, 10s, 2m, 1h); a bare number is seconds. Shell
+            One convention everywhere: a path is always an option named for what it holds \
+            (--suite DIR, --scenario FILE, --input FILE, --output FILE|DIR, --entitlements \
+            PLIST); a positional argument names what a command acts on (a bundle ID, a hazard). \
+            Durations take units (500ms, 10s, 2m, 1h); a bare number is seconds. Shell \
             completion: shared-keychain --generate-completion-script bash|zsh|fish.
             """,
         version: SharedKeychainCommand.version,

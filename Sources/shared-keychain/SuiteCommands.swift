@@ -84,7 +84,7 @@ struct SuiteCheckCommand: ReportingCommand {
             --strict); 10 (errSecParam) when there are errors, after the report is printed, or \
             when the manifest cannot be read.
 
-            Rules:
+            Rules: \
             \(CheckRule.allCases.map { "  \($0.rawValue): \($0.summary)" }.joined(separator: "\n"))
             """
     )
@@ -123,7 +123,7 @@ struct SuiteBlastRadiusCommand: ReportingCommand {
             a sign-in and which app it lets reach which others. A suite whose apps keep their caches in per-app groups and sign in through \
             the broker shows an empty matrix.
 
-            Calls:
+            Calls: \
             \(DestructiveCall.allCases.map { "  \($0.code) \($0.rawValue) (\($0.api)): \($0.summary)" }.joined(separator: "\n"))
 
             --json prints one object: {manifest, suite, apps: [{app, name, keychain_group, \

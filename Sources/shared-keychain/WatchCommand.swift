@@ -8,24 +8,24 @@ struct WatchCommand: ReportingCommand {
         commandName: "watch",
         abstract: "Print the items of an access group as they are created, changed and deleted; never their data.",
         discussion: """
-            Subscribes to the Secret Service and prints one line per event as any app
-            (any process sharing the keyring) makes it: the time it was seen (ISO 8601,
-            UTC, with milliseconds), created/changed/deleted, the access group, the
-            account, the service and the bundle ID of the app that added the item, as
-            the emulator recorded it (a device keeps no such record). With --json each
-            event is one JSON object per line (NDJSON) with the keys time, kind, group,
-            account, service and addedBy. The item's data is never read into an event,
-            so it is never shown. addedBy is the app that added the item, not the one
+            Subscribes to the Secret Service and prints one line per event as any app \
+            (any process sharing the keyring) makes it: the time it was seen (ISO 8601, \
+            UTC, with milliseconds), created/changed/deleted, the access group, the \
+            account, the service and the bundle ID of the app that added the item, as \
+            the emulator recorded it (a device keeps no such record). With --json each \
+            event is one JSON object per line (NDJSON) with the keys time, kind, group, \
+            account, service and addedBy. The item's data is never read into an event, \
+            so it is never shown. addedBy is the app that added the item, not the one \
             that changed or deleted it: the Secret Service does not say who did.
 
-            Watching needs the entitlement reading needs: a group the app is not
-            entitled to is errSecMissingEntitlement (-34018, exit 13). Without --group
-            every group the app may use is watched. A wiped group is reported item by
+            Watching needs the entitlement reading needs: a group the app is not \
+            entitled to is errSecMissingEntitlement (-34018, exit 13). Without --group \
+            every group the app may use is watched. A wiped group is reported item by \
             item, each as deleted.
 
-            Once subscribed it writes one line to standard error, such as `watching
-            ABCDE12345.com.microsoft.adalcache (3 items); Ctrl-C to stop`: scripts wait
-            for that line before acting. It runs until --count events were printed,
+            Once subscribed it writes one line to standard error, such as `watching \
+            ABCDE12345.com.microsoft.adalcache (3 items); Ctrl-C to stop`: scripts wait \
+            for that line before acting. It runs until --count events were printed, \
             --for seconds passed, or SIGINT/SIGTERM (exit status 0 in every case).
             """
     )

@@ -32,6 +32,39 @@ struct ConventionTests {
         #expect((try load.jsonObject()["seconds"] as? Double).map { $0 < 5 } == true)
     }
 
+    /// Every command's `--help` reads as one text wrapped once: a discussion written with its
+    /// own line breaks gets broken a second time at 80 columns, leaving a word stranded on a
+    /// line of its own ("for a group the / app is not entitled to").
+    @Test func helpParagraphsAreWrappedOnce() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        var pending: [[String]] = [[]]
+        var checked = 0
+        while let path = pending.popLast() {
+            let help = try cli.run(path + ["--help"])
+            #expect(help.status == 0, "\(path) --help failed")
+            let lines = help.output.components(separatedBy: "\n")
+            // Subcommands: the names listed under SUBCOMMANDS.
+            if let start = lines.firstIndex(of: "SUBCOMMANDS:") {
+                for line in lines[(start + 1)...] {
+                    guard line.hasPrefix("  "), !line.hasPrefix("   ") else {
+                        if line.isEmpty || line.hasPrefix("  See") { break } else { continue }
+                    }
+                    if let name = line.split(separator: " ").first, name != "help" { pending.append(path + [String(name)]) }
+                }
+            }
+            // The overview and discussion: everything before USAGE.
+            let text = lines.prefix { !$0.hasPrefix("USAGE:") }
+            for (line, next) in zip(text, text.dropFirst()) {
+                let plain = { (line: String) in !line.isEmpty && !line.hasPrefix(" ") && !line.hasPrefix("-") && !line.hasPrefix("{") && !line.hasPrefix("$") }
+                guard plain(line), plain(next), let word = next.split(separator: " ").first else { continue }
+                #expect(line.count + 1 + word.count >= 80, "\(path.joined(separator: " ")) --help breaks a line early: '\(line)' / '\(next)'")
+            }
+            checked += 1
+        }
+        #expect(checked > 30)
+    }
+
     @Test func optionsAppearOnlyWhereTheyApply() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
