@@ -95,6 +95,12 @@ struct CacheSnapshot: Sendable {
         return legacyRecords(clientID: clientID, homeAccountID: homeAccountID).last?.value.state
     }
 
+    /// This client's sign-in records of the earlier layout, every account and environment.
+    func legacyRecords(clientID: String) -> [Entry<LegacySignInRecord>] {
+        let client = CacheKey.normalized(clientID)
+        return legacySignInStates.filter { CacheKey.normalized($0.value.clientID) == client }
+    }
+
     /// This client's sign-in records of the earlier layout for `homeAccountID`, any environment.
     func legacyRecords(clientID: String, homeAccountID: String) -> [Entry<LegacySignInRecord>] {
         let client = CacheKey.normalized(clientID)
