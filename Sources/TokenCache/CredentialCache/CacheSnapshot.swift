@@ -1,8 +1,8 @@
 import Foundation
 import SharedKeychain
 
-/// Items of one group, decoded once: the whole group (export, removals) or what partial queries
-/// returned (silent acquisition, the account list).
+/// Items of one group, decoded once: the whole group (export, removals) or what one of the SDK's
+/// queries returned (silent acquisition, the account list, the lookups of a save).
 struct CacheSnapshot: Sendable {
     /// One decoded item: the item, its value as a model, and its JSON as stored.
     struct Entry<Value: Sendable>: Sendable {
