@@ -10,9 +10,9 @@ import SharedKeychain
 /// follows: single sign-on through family refresh tokens, an account list built from other
 /// apps' tokens, and removals and wipes that take effect in every app.
 ///
-/// Writes are update-then-add, as the SDKs do them; reads are partial queries (by item type,
-/// or by account) filtered in memory, so they cost what the items they need cost, not what the
-/// group holds. The value is immutable and `Sendable`: share it between tasks freely.
+/// Writes are update-then-add, as the SDKs do them; silent acquisition and the account list
+/// read with the SDK's own queries, in its order, filtered in memory as it filters them. The
+/// value is immutable and `Sendable`: share it between tasks freely.
 public struct TokenCache: Sendable {
     /// The scopes a sign-in requests when none are given.
     public static let defaultScopes = ["user.read"]

@@ -79,4 +79,28 @@ struct AccountListTests {
         #expect(try sovereign.accounts() == [alice.account, bob.account])
         #expect(sovereign.accessGroup == suite.group)
     }
+
+    /// A cache of the emulator's earlier layout: a per-account sign-in record (type 4001) still
+    /// counts while the client has no account-metadata item (read once per operation), and the
+    /// client's first token response folds every record of the client into its new item and
+    /// deletes them.
+    @Test(arguments: Backend.memoryAndKeyring)
+    func earlierLayoutSignInRecordsCountUntilTheFirstMetadataWriteConvertsThem(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com")
+        try suite.mail.signIn(username: "bob@contoso.com")
+        let home = alice.account.homeAccountID
+        let record: JSONObject = [
+            "client_id": .string(Suite.calendarClient), "home_account_id": .string(home),
+            "environment": .string("login.microsoftonline.com"), "sign_in_state": .string("signed_out"),
+        ]
+        try suite.calendar.keychain.add(NewItem(
+            account: "\(home)-login.microsoftonline.com", service: "signinstate-\(Suite.calendarClient)", group: suite.calendar.accessGroup,
+            generic: nil, type: ItemType.legacySignInState, data: CacheJSON.data(record), accessibility: .afterFirstUnlockThisDeviceOnly))
+        #expect(try suite.calendar.accounts().map(\.username) == ["bob@contoso.com"])
+        #expect(throws: TokenCacheError.self) { try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]) }
+        try suite.calendar.signIn(username: "carol@contoso.com")
+        #expect(try suite.items().filter { $0.type == ItemType.legacySignInState }.isEmpty)
+        #expect(try suite.calendar.accounts().map(\.username).sorted() == ["bob@contoso.com", "carol@contoso.com"])
+    }
 }

@@ -6,7 +6,8 @@ import Testing
 
 /// The keychain calls each operation makes, compared with the order IdentityCore makes them in,
 /// written down from its source (file and method named in each test). Writes and deletes are
-/// compared call for call; the emulator's reads are fewer and broader (see the fidelity page).
+/// compared call for call here; the reads of silent acquisition and of the account list, query
+/// for query, in KeychainTraceReadTests.swift.
 @Suite("Keychain call traces against IdentityCore")
 struct KeychainTraceTests {
     /// Collects the calls of one cache.

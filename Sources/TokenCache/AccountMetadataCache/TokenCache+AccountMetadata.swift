@@ -13,21 +13,45 @@ extension TokenCache {
         return CacheSnapshot(items: found).accountMetadata(clientID: clientID)
     }
 
-    /// This client's sign-in state for `homeAccountID`: its account metadata (read now), else a
-    /// record of the emulator's earlier layout in `legacy`, else nil.
-    func signInState(of homeAccountID: String, legacy: CacheSnapshot = CacheSnapshot(items: [])) throws(TokenCacheError) -> SignInState? {
-        legacy.signInState(clientID: clientID, homeAccountID: homeAccountID, metadata: try readAccountMetadata()?.value)
+    /// This client's sign-in state for `homeAccountID` (`signInStateForHomeAccountId`, one read
+    /// of the client's item): its entry, nil when it has none. While the client has no item at
+    /// all, the records of the emulator's earlier layout (type 4001) are read instead, once per
+    /// operation (`earlierLayout` keeps them): the first write of the item folds every record of
+    /// the client in, so once it exists they have nothing more to say.
+    func signInState(of homeAccountID: String, earlierLayout: inout CacheSnapshot?) throws(TokenCacheError) -> SignInState? {
+        if let stored = try readAccountMetadata() {
+            guard let entry = stored.value.entry(for: homeAccountID), entry.state != .unknown else { return nil }
+            return entry.state
+        }
+        if earlierLayout == nil { earlierLayout = try earlierLayoutRecords() }
+        return earlierLayout?.legacyRecords(clientID: clientID, homeAccountID: homeAccountID).last?.value.state
+    }
+
+    /// The sign-in records of the emulator's earlier layout (`{type 4001}`): an emulator-only read.
+    func earlierLayoutRecords() throws(TokenCacheError) -> CacheSnapshot {
+        CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup, type: ItemType.legacySignInState)))
     }
 
     /// `updateSignInStateForHomeAccountId`: reads the client's item, sets `state` for the
-    /// account, and writes it back only when that changed it. Records of the earlier layout in
-    /// `legacy` for this account are folded in first and deleted once the item is written.
+    /// account, and writes it back only when that changed it. Records of the emulator's earlier
+    /// layout are folded in first and deleted once the item is written: when the item is
+    /// created, every record of the client (from `legacy`, else read); otherwise this account's
+    /// records in `legacy`, if given.
     func updateSignInState(of homeAccountID: String, to state: SignInState, legacy: CacheSnapshot? = nil) throws(TokenCacheError) {
         let stored = try readAccountMetadata()
         var metadata = stored?.value ?? AccountMetadataItem(clientID: clientID)
-        let old = legacy?.legacyRecords(clientID: clientID, homeAccountID: homeAccountID) ?? []
-        if metadata.entry(for: homeAccountID) == nil, let converted = old.last?.value.state {
-            metadata.setState(converted, for: homeAccountID)
+        let old: [CacheSnapshot.Entry<LegacySignInRecord>]
+        if stored == nil {
+            let records = if let legacy { legacy } else { try earlierLayoutRecords() }
+            old = records.legacyRecords(clientID: clientID)
+        } else {
+            old = legacy?.legacyRecords(clientID: clientID, homeAccountID: homeAccountID) ?? []
+        }
+        // The last record of an account wins, as reads took the last.
+        var converted: [String: (homeAccountID: String, state: SignInState)] = [:]
+        for record in old { converted[CacheKey.normalized(record.value.homeAccountID)] = (record.value.homeAccountID, record.value.state) }
+        for (homeAccountID, state) in converted.values where metadata.entry(for: homeAccountID) == nil {
+            metadata.setState(state, for: homeAccountID)
         }
         metadata.setState(state, for: homeAccountID)
         if stored.map({ $0.value != metadata }) ?? true {

@@ -170,7 +170,7 @@ extension TokenCache {
             throw .broker("the broker's response is not a token response for client \(clientID)")
         }
         let response = payload.response
-        try save(response, over: CacheSnapshot(items: try itemsOf(homeAccountID: response.user.homeAccountID)))
+        try save(response)
         return result(of: response, source: .broker)
     }
 

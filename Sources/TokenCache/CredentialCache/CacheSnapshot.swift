@@ -1,8 +1,8 @@
 import Foundation
 import SharedKeychain
 
-/// Items of one group, decoded once: the whole group (export, removals) or what partial queries
-/// returned (silent acquisition, the account list).
+/// Items of one group, decoded once: the whole group (export, removals) or what one of the SDK's
+/// queries returned (silent acquisition, the account list, the lookups of a save).
 struct CacheSnapshot: Sendable {
     /// One decoded item: the item, its value as a model, and its JSON as stored.
     struct Entry<Value: Sendable>: Sendable {
@@ -93,6 +93,12 @@ struct CacheSnapshot: Sendable {
     func signInState(clientID: String, homeAccountID: String, metadata: AccountMetadataItem?) -> SignInState? {
         if let entry = metadata?.entry(for: homeAccountID), entry.state != .unknown { return entry.state }
         return legacyRecords(clientID: clientID, homeAccountID: homeAccountID).last?.value.state
+    }
+
+    /// This client's sign-in records of the earlier layout, every account and environment.
+    func legacyRecords(clientID: String) -> [Entry<LegacySignInRecord>] {
+        let client = CacheKey.normalized(clientID)
+        return legacySignInStates.filter { CacheKey.normalized($0.value.clientID) == client }
     }
 
     /// This client's sign-in records of the earlier layout for `homeAccountID`, any environment.

@@ -10,12 +10,18 @@ extension TokenCache {
     /// the app's family as `family_id` (the family from the app metadata; ``defaultFamilyID``
     /// while it has none; none when the server said "no family").
     ///
-    /// Partial queries (one per item type that plays a part), whatever the size of the group;
-    /// one account per home account, the home tenant's record first, as MSAL merges them.
+    /// The SDK's queries in its order: the app metadata (`{service appmetadata-<cid>, type
+    /// 3001}`, the family), the MSSTS accounts (`{type 1003}`), `useSingleFRT` and every refresh
+    /// token (`{type 2002}`; `{type 2008}` first in single-FRT mode), every ID token
+    /// (`{type 2003}`, for the claims the SDK attaches), this client's account metadata once per
+    /// account record (`filterAndFillIdTokenClaimsForAccounts`), the wipe record when nothing is
+    /// listed, and ADAL's items. One account per home account, the home tenant's record first,
+    /// as MSAL merges them.
     ///
     /// Then, as the default accessor asks its other accessor, the users of ADAL's legacy refresh
     /// tokens of this client or family (the legacy accessor's `accountsWithAuthority`), those already
-    /// listed and those this client signed out left out (`filterSignedOutAccountsFromOtherAccessor`).
+    /// listed and those this client signed out left out (`filterSignedOutAccountsFromOtherAccessor`,
+    /// one account-metadata read each).
     ///
     /// An ADAL app (``TokenCacheSDK/adal``) lists only the legacy users: ADAL keeps no account
     /// records of its own and reads none of MSAL's.
@@ -23,25 +29,32 @@ extension TokenCache {
         if configuration.sdk == .adal {
             return try legacyAccounts(clientID: clientID, familyID: configuration.familyID)
         }
-        // In single-FRT mode the family tokens are their own type (2008), read too.
+        // MSALAccountsProvider allAccounts: the family from appMetadataItem.
+        let family = family(from: try appMetadataItem(anyEnvironment: true)).map(CacheKey.normalized)
+        let records = CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup, type: AuthorityType.msSTS.itemType)))
+            .accounts.map(\.value)
+        // homeAccountIdsFromRTsWithAuthority: in single-FRT mode the family tokens are their own
+        // type (2008), read first.
         let refreshTypes = try singleFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
-        let types = Array(ItemType.accounts) + refreshTypes.map(\.itemType) + [ItemType.appMetadata, ItemType.legacySignInState]
-        let snapshot = CacheSnapshot(items: try items(ofTypes: types))
-        let metadata = try readAccountMetadata()?.value
-        let family = familyForLookup(in: snapshot).map(CacheKey.normalized)
+        var tokens: [Credential] = []
+        for type in refreshTypes {
+            tokens += CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup, type: type.itemType))).credentials.map(\.value)
+        }
+        // idTokensWithAuthority: read for their claims, which the emulator's accounts do not carry.
+        _ = try items(matching: KeychainQuery(group: accessGroup, type: CredentialType.idToken.itemType))
         let client = CacheKey.normalized(clientID)
         var withToken = Set<String>()
-        for entry in snapshot.credentials where entry.value.type.isRefreshToken {
-            let token = entry.value
+        for token in tokens where token.type.isRefreshToken {
             let isOwn = CacheKey.normalized(token.clientID) == client
             let isFamily = family != nil && token.family.map(CacheKey.normalized) == family
             if isOwn || isFamily { withToken.insert(CacheKey.normalized(token.homeAccountID)) }
         }
+        var earlierLayout: CacheSnapshot?
         var chosen: [String: CachedAccount] = [:]
         var order: [String] = []
-        for account in snapshot.accounts.map(\.value) {
+        for account in records {
             let home = CacheKey.normalized(account.homeAccountID)
-            switch snapshot.signInState(clientID: clientID, homeAccountID: account.homeAccountID, metadata: metadata) {
+            switch try signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) {
             case .signedOut?: continue
             case .signedIn?: break
             default: guard withToken.contains(home) else { continue }
@@ -53,11 +66,11 @@ extension TokenCache {
                 order.append(home)
             }
         }
+        if order.isEmpty { _ = try? wipeInfo() }
         var listed = order.compactMap { chosen[$0] }
         for account in try legacyAccounts(clientID: clientID, familyID: family) {
             let home = CacheKey.normalized(account.homeAccountID)
-            guard chosen[home] == nil,
-                  snapshot.signInState(clientID: clientID, homeAccountID: account.homeAccountID, metadata: metadata) != .signedOut
+            guard chosen[home] == nil, try signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) != .signedOut
             else { continue }
             chosen[home] = account
             listed.append(account)

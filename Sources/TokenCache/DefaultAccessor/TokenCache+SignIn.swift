@@ -18,10 +18,9 @@ extension TokenCache {
         let user = issuer.user(username: username, tenant: tenant)
         let response = issuer.issue(
             to: user, clientID: clientID, familyID: configuration.familyID, environment: environment, scopes: scopes, at: now())
-        let existing = CacheSnapshot(items: try itemsOf(homeAccountID: user.homeAccountID))
         switch configuration.sdk {
-        case .msal: try save(response, over: existing)
-        case .adal: try saveLegacy(response, realm: LegacyResource.realm(forTenant: tenant), over: existing)
+        case .msal: try save(response)
+        case .adal: try saveLegacy(response, realm: LegacyResource.realm(forTenant: tenant))
         }
         return result(of: response, source: .interactive)
     }
@@ -35,12 +34,19 @@ extension TokenCache {
     /// `family_id` ("Save a separate entry for MRRT"), the app metadata and the account, each
     /// written whether or not it changed. The account is merged with its previous JSON
     /// (`MSIDAccountCredentialCache saveAccount`).
-    func save(_ response: TokenResponse, over existing: CacheSnapshot) throws(TokenCacheError) {
+    ///
+    /// Its reads are the SDK's: the account metadata, the access tokens of the account, client
+    /// and realm (`{account, generic accesstoken-<cid>-<realm>, type 2001}`, filtered by
+    /// scope), `useSingleFRT` for a family response, and the previous account record.
+    func save(_ response: TokenResponse) throws(TokenCacheError) {
         let account = response.account
-        try updateSignInState(of: account.homeAccountID, to: .signedIn, legacy: existing)
+        try updateSignInState(of: account.homeAccountID, to: .signedIn)
         let accessToken = response.accessTokenCredential
         let home = CacheKey.normalized(account.homeAccountID)
-        for entry in existing.credentials where entry.value.type == .accessToken {
+        let accessTokenLayout = accessToken.layout()
+        let intersecting = CacheSnapshot(items: try items(matching: KeychainQuery(
+            group: accessGroup, account: accessTokenLayout.account, generic: accessTokenLayout.generic, type: accessTokenLayout.type)))
+        for entry in intersecting.credentials where entry.value.type == .accessToken {
             let token = entry.value
             guard CacheKey.normalized(token.homeAccountID) == home, CacheKey.normalized(token.environment) == environment,
                 CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID),
@@ -52,13 +58,13 @@ extension TokenCache {
         try store(CacheJSON.data(accessToken.fields), at: accessToken.layout())
         let idToken = response.idTokenCredential
         try store(CacheJSON.data(idToken.fields), at: idToken.layout())
-        try saveSSOState(response, over: existing)
+        try saveSSOState(response)
     }
 
     /// The default accessor's `saveSSOStateWithConfiguration`: the family refresh token (when the
     /// response names a family), the client's own refresh token without `family_id`, the app
     /// metadata and the merged account. ADAL's legacy accessor calls it too, after its own items.
-    func saveSSOState(_ response: TokenResponse, over existing: CacheSnapshot) throws(TokenCacheError) {
+    func saveSSOState(_ response: TokenResponse) throws(TokenCacheError) {
         let account = response.account
         var refreshToken = response.refreshTokenCredential
         if refreshToken.family != nil, try singleFRTEnabled() {
@@ -75,8 +81,12 @@ extension TokenCache {
         let metadata = response.appMetadata
         try store(CacheJSON.data(metadata.fields), at: metadata.layout)
         let fields = account.fields(clientInfo: response.user.clientInfo)
-        // The previous JSON with the response's fields over it: fields it lacks survive.
-        let merged = (existing.objects[account.layout.address] ?? [:]).merging(fields) { _, new in new }
+        // The previous JSON (`accountWithKey`: `{account, service <realm>, type}`) with the
+        // response's fields over it: fields it lacks survive.
+        let layout = account.layout
+        let previous = CacheSnapshot(items: try items(matching: KeychainQuery(
+            group: accessGroup, account: layout.account, service: layout.service, type: layout.type)))
+        let merged = (previous.objects[layout.address] ?? [:]).merging(fields) { _, new in new }
         try store(CacheJSON.data(merged), at: account.layout)
     }
 

@@ -25,33 +25,30 @@ extension TokenCache {
         -> AuthenticationResult
     {
         let scopes = try Self.normalized(scopes)
-        // Partial queries, as the SDKs read: the account records, then the items of the account
-        // asked for and the app's metadata. A read costs what those items cost, not what the
-        // whole group holds (every other user's tokens, and whatever other tools keep there).
         if configuration.sdk == .adal { return try acquireTokenSilentLegacy(account: identifier, scopes: scopes, forceRefresh: forceRefresh) }
-        let accounts = CacheSnapshot(items: try items(ofTypes: Array(ItemType.accounts)))
-        // An account only ADAL's legacy items know (an ADAL sign-in without MSAL's format) is
-        // found through the legacy accessor, as MSAL's account list finds it.
-        let legacyAccount = { () throws(TokenCacheError) -> CachedAccount? in
-            try self.legacyAccounts(clientID: self.clientID, familyID: self.familyForLookup(in: accounts))
-                .first { $0.isNamed(identifier) }
-        }
-        var found = accounts.account(named: identifier, environment: environment)
-        if found == nil { found = try legacyAccount() }
-        guard let account = found else {
-            throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: try? wipeInfo())
-        }
-        let snapshot = CacheSnapshot(items: try itemsOf(homeAccountID: account.homeAccountID))
-        if try signInState(of: account.homeAccountID, legacy: snapshot) == .signedOut {
+        let account = try silentAccount(named: identifier)
+        // accountStateForParameters: the client's account metadata, before any token.
+        var earlierLayout: CacheSnapshot?
+        if try signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) == .signedOut {
             throw .interactionRequired(reason: "Account is signed out, user interaction is required. (\(account.username), client \(clientID))", lastWipe: nil)
         }
         let date = now()
-        if !forceRefresh, let cached = validAccessToken(for: account, scopes: scopes, in: snapshot, at: date) {
-            return cached
+        if !forceRefresh, let cached = try cachedResult(for: account, scopes: scopes, at: date) { return cached }
+        // shouldCheckForFRTFirst: the family's first only in single-FRT mode.
+        guard let (token, isFamily) = try refreshTokenToRedeem(for: account, familyFirst: try singleFRTEnabled()) else {
+            throw .interactionRequired(
+                reason: "no refresh token of client \(clientID) or its family for \(account.username) (\(account.homeAccountID))",
+                lastWipe: try? wipeInfo())
+        }
+        var tried = [(token, isFamily)]
+        // handleErrorResponseForAppRefreshToken: after the app's token is refused, the family's
+        // (looked up again), when its secret differs.
+        if !isFamily, issuer.refusal(of: token.value, asFamilyToken: false, clientID: clientID, familyID: configuration.familyID) != nil,
+           let family = try familyRefreshToken(for: account), family.value.secret != token.value.secret {
+            tried.append((family, true))
         }
         var refusals: [String] = []
-        for candidate in try refreshTokens(for: account, in: snapshot) {
-            guard let (entry, isFamily) = try candidate() else { continue }
+        for (entry, isFamily) in tried {
             if let refusal = issuer.refusal(of: entry.value, asFamilyToken: isFamily, clientID: clientID, familyID: configuration.familyID) {
                 refusals.append(refusal)
                 continue
@@ -59,78 +56,78 @@ extension TokenCache {
             let response = issuer.issue(
                 to: issuer.user(for: account), clientID: clientID, familyID: configuration.familyID,
                 environment: environment, scopes: scopes, at: date)
-            try save(response, over: snapshot)
+            try save(response)
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
         }
-        let family = familyForLookup(in: snapshot).map { " or family \($0)" } ?? ""
-        let reason = refusals.isEmpty
-            ? "no refresh token of client \(clientID)\(family) for \(account.username) (\(account.homeAccountID))"
-            : "the refresh tokens for \(account.username) were refused: \(refusals.joined(separator: "; "))"
-        throw .interactionRequired(reason: reason, lastWipe: try? wipeInfo())
+        throw .interactionRequired(
+            reason: "the refresh tokens for \(account.username) were refused: \(refusals.joined(separator: "; "))", lastWipe: try? wipeInfo())
     }
 
-    /// The cached access token that satisfies the request, as a result; nil without the
-    /// account's ID token of this client and realm (`resultWithAccessToken` then refreshes).
-    func validAccessToken(for account: CachedAccount, scopes: [String], in snapshot: CacheSnapshot, at date: Date) -> AuthenticationResult? {
+    /// The account an identifier names, as the MSALAccount an app passes in: found by username
+    /// (`{generic <upn>, type 1003}`, as `homeAccountIdForLegacyId` queries) or, for a home
+    /// account ID, by its home tenant (`{service <utid>, type 1003}`, as
+    /// `getAccountForIdentifier` queries); the home tenant's record first. An account only
+    /// ADAL's legacy items know is found through the legacy accessor, as MSAL's account list
+    /// finds it.
+    func silentAccount(named identifier: String) throws(TokenCacheError) -> CachedAccount {
+        let records: [CachedAccount]
+        let tenant = identifier.split(separator: ".", maxSplits: 1).dropFirst().first.map(String.init)
+        if !identifier.contains("@"), let tenant, !tenant.isEmpty {
+            records = try accountRecord(homeAccountID: identifier, realm: tenant).map { [$0] } ?? []
+        } else {
+            records = try accountRecords(username: identifier)
+        }
+        let named = records.filter { $0.isNamed(identifier) }
+        if let found = named.first(where: \.isHomeTenantRecord) ?? named.first { return found }
+        if let legacy = try legacyAccounts(clientID: clientID, familyID: Self.defaultFamilyID).first(where: { $0.isNamed(identifier) }) {
+            return legacy
+        }
+        throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: try? wipeInfo())
+    }
+
+    /// `MSIDSilentTokenRequest executeRequestImpl` before any refresh: the access token
+    /// (`accessTokenWithError`) that covers every requested scope (case-insensitively). Valid
+    /// (not expiring within ``expirationMargin``), it is answered with a refresh token looked up
+    /// family first (`fetchCachedTokenAndCheckForFRTFirst:YES`), the ID token and the account
+    /// record (`resultWithAccessToken`); without either, nil ("Try to recover"). Expired past
+    /// its extended lifetime, it is deleted (`removeAccessToken`).
+    func cachedResult(for account: CachedAccount, scopes: [String], at date: Date) throws(TokenCacheError) -> AuthenticationResult? {
         let wanted = Set(scopes.map { $0.lowercased() })
-        let accountKey = CacheKey.account(homeAccountID: account.homeAccountID, environment: environment)
-        let found = snapshot.credentials.first { entry in
-            let token = entry.value
-            return token.type == .accessToken
-                && entry.item.account == accountKey
-                && CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID)
-                && CacheKey.normalized(token.realm ?? "") == CacheKey.normalized(account.tenantID)
-                && wanted.isSubset(of: token.scopes)
-                && (token.expiresOn ?? .distantPast) > date.addingTimeInterval(Self.expirationMargin)
+        let realm = account.tenantID
+        guard let found = try accessTokens(homeAccountID: account.homeAccountID, realm: realm).first(where: { wanted.isSubset(of: $0.value.scopes) })
+        else { return nil }
+        let token = found.value
+        guard let expiresOn = token.expiresOn, expiresOn > date.addingTimeInterval(Self.expirationMargin) else {
+            if (token.extendedExpiresOn ?? .distantPast) <= date { _ = try deleteItem(found.item) }
+            return nil
         }
-        guard let token = found?.value, let expiresOn = token.expiresOn else { return nil }
-        let idTokenLayout = ItemLayout.credential(
-            .idToken, homeAccountID: account.homeAccountID, environment: environment,
-            clientOrFamilyID: clientID, realm: account.tenantID, target: nil)
-        guard let idToken = snapshot.credential(at: idTokenLayout) else { return nil }
+        _ = try refreshTokenToRedeem(for: account, familyFirst: true)
+        guard let idToken = try idToken(homeAccountID: account.homeAccountID, realm: realm),
+              let record = try accountRecord(homeAccountID: account.homeAccountID, realm: realm)
+        else { return nil }
         return AuthenticationResult(
-            accessToken: TokenSecret(token.secret),
-            idToken: TokenSecret(idToken.value.secret),
+            accessToken: TokenSecret(token.secret), idToken: TokenSecret(idToken.value.secret),
             scopes: (token.target ?? "").split(whereSeparator: \.isWhitespace).map(String.init),
-            expiresOn: expiresOn, account: account, tenantID: token.realm ?? account.tenantID, source: .cache)
+            expiresOn: expiresOn, account: record, tenantID: token.realm ?? record.tenantID, source: .cache)
     }
 
-    /// A refresh token to try, looked up when its turn comes: the legacy lookups are keychain
-    /// calls MSAL makes only when the default accessor found nothing.
-    typealias RefreshTokenCandidate = () throws(TokenCacheError) -> (CacheSnapshot.Entry<Credential>, isFamily: Bool)?
+    /// `fetchCachedTokenAndCheckForFRTFirst`: the family's refresh token then the app's, or the
+    /// app's then the family's; the first found, and whether it is the family's.
+    func refreshTokenToRedeem(for account: CachedAccount, familyFirst: Bool) throws(TokenCacheError)
+        -> (CacheSnapshot.Entry<Credential>, isFamily: Bool)?
+    {
+        for family in familyFirst ? [true, false] : [false, true] {
+            let found = family ? try familyRefreshToken(for: account) : try refreshToken(for: account, familyID: nil)
+            if let found { return (found, isFamily: family) }
+        }
+        return nil
+    }
 
-    /// The refresh tokens to try, in MSAL's order (`MSIDSilentTokenRequest.m`
-    /// `shouldCheckForFRTFirst`): outside single-FRT mode the app's own token first, then the
-    /// family token of the app's family, when it has one; in single-FRT mode the family's
-    /// FamilyRefreshToken (type 2008) first, then those. Where the default accessor has no own
-    /// or family token, its other accessor, the legacy one, is asked for ADAL's (client ID, or
-    /// `foci-<fid>`), as `MSIDDefaultTokenCacheAccessor getRefreshTokenWithAccount` does.
-    func refreshTokens(for account: CachedAccount, in snapshot: CacheSnapshot) throws(TokenCacheError) -> [RefreshTokenCandidate] {
-        let layout = { (type: CredentialType, client: String) in
-            ItemLayout.credential(type, homeAccountID: account.homeAccountID, environment: environment,
-                                  clientOrFamilyID: client, realm: nil, target: nil)
-        }
-        let family = familyForLookup(in: snapshot)
-        let legacy = { (client: String, isFamily: Bool) throws(TokenCacheError) -> (CacheSnapshot.Entry<Credential>, isFamily: Bool)? in
-            guard !account.username.isEmpty,
-                  let found = try self.legacyRefreshToken(userID: account.username, clientID: client, realms: self.legacyRealms(for: account))
-            else { return nil }
-            return (self.credential(from: found, account: account), isFamily: isFamily)
-        }
-        let own: RefreshTokenCandidate = { () throws(TokenCacheError) in
-            if let entry = snapshot.credential(at: layout(.refreshToken, clientID)) { return (entry, isFamily: false) }
-            return try legacy(clientID, false)
-        }
-        let shared: RefreshTokenCandidate = { () throws(TokenCacheError) in
-            guard let family else { return nil }
-            if let entry = snapshot.credential(at: layout(.refreshToken, family)) { return (entry, isFamily: true) }
-            return try legacy(LegacyResource.familyClientID(family), true)
-        }
-        guard try singleFRTEnabled() else { return [own, shared] }
-        let single: RefreshTokenCandidate = {
-            family.flatMap { snapshot.credential(at: layout(.familyRefreshToken, $0)) }.map { ($0, isFamily: true) }
-        }
-        return [single, own, shared]
+    /// `familyRefreshTokenWithError`: the app metadata (`appMetadataWithError`) names the
+    /// family, ``defaultFamilyID`` without one; none when it says `""`.
+    func familyRefreshToken(for account: CachedAccount) throws(TokenCacheError) -> CacheSnapshot.Entry<Credential>? {
+        guard let family = family(from: try appMetadataItem(anyEnvironment: false)) else { return nil }
+        return try refreshToken(for: account, familyID: family)
     }
 }
 

@@ -10,11 +10,11 @@ extension TokenCache {
     /// 2. the legacy refresh token, and when the response names a family a copy with client ID
     ///    `foci-<fid>` (`saveRefreshToken:`);
     /// 3. the default accessor's SSO state: MSAL-format refresh token(s), app metadata and
-    ///    account (``saveSSOState(_:over:)``). No MSAL access token, no ID token, and no account
+    ///    account (``saveSSOState(_:)``). No MSAL access token, no ID token, and no account
     ///    metadata: ADAL keeps no sign-in state.
     ///
     /// Each item is written update-then-add with accessibility `afterFirstUnlockThisDeviceOnly`.
-    func saveLegacy(_ response: TokenResponse, realm: String, over existing: CacheSnapshot) throws(TokenCacheError) {
+    func saveLegacy(_ response: TokenResponse, realm: String) throws(TokenCacheError) {
         let userID = response.user.username
         let resource = LegacyResource.resource(forScopes: response.scopes)
         let accessToken = LegacyTokenCacheItem(
@@ -32,7 +32,7 @@ extension TokenCache {
             refreshToken.clientID = LegacyResource.familyClientID(family)
             try storeLegacy(refreshToken, userID: userID)
         }
-        try saveSSOState(response, over: existing)
+        try saveSSOState(response)
     }
 
     /// `MSIDLegacyTokenCacheAccessor saveToken:`: the item archived, at the key of its

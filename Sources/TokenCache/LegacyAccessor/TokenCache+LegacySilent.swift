@@ -13,7 +13,7 @@ extension TokenCache {
     ///    MSAL's family refresh token (`tryFRT`), then the app's own; with no token of its own,
     ///    the family's of family `1`, as ADAL assumes.
     ///
-    /// A redeemed token's response is saved as ADAL saves it (``saveLegacy(_:realm:over:)``).
+    /// A redeemed token's response is saved as ADAL saves it (``saveLegacy(_:realm:)``).
     /// Legacy keys are looked up under the account's tenant, then `common`.
     func acquireTokenSilentLegacy(account identifier: String, scopes: [String], forceRefresh: Bool) throws(TokenCacheError)
         -> AuthenticationResult
@@ -66,7 +66,7 @@ extension TokenCache {
             let legacyAuthority = LegacyTokenCacheKey.isLegacy(entry.item)
                 ? LegacyTokenCacheKey.components(ofService: entry.item.service)?.authority : nil
             let realm = legacyAuthority.map(LegacyTokenCacheItem.realm(ofAuthority:)) ?? ""
-            try saveLegacy(response, realm: realm.isEmpty ? "common" : realm, over: snapshot)
+            try saveLegacy(response, realm: realm.isEmpty ? "common" : realm)
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
         }
         let reason = refusals.isEmpty

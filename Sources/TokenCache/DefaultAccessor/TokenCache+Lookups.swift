@@ -1,0 +1,130 @@
+import Foundation
+import SharedKeychain
+
+/// The default accessor's lookups, one keychain query each as IdentityCore builds it
+/// (`MSIDDefaultCredentialCacheQuery.m`, `MSIDDefaultAccountCacheQuery`,
+/// `MSIDAppMetadataCacheQuery`; `MSIDKeychainTokenCache.m` `itemsWithKey`), the results filtered
+/// in memory as `MSIDAccountCredentialCache getCredentialsWithQuery` filters them. A query the
+/// SDK builds with environment aliases has no account attribute; one with a subset target has
+/// no service.
+extension TokenCache {
+    /// `getAccessTokenForAccount`: `{generic accesstoken-<cid>-<realm>, type 2001}`, this
+    /// account's tokens in this environment.
+    func accessTokens(homeAccountID: String, realm: String) throws(TokenCacheError) -> [CacheSnapshot.Entry<Credential>] {
+        let layout = ItemLayout.credential(
+            .accessToken, homeAccountID: homeAccountID, environment: environment, clientOrFamilyID: clientID, realm: realm, target: nil)
+        let found = try credentials(KeychainQuery(group: accessGroup, generic: layout.generic, type: layout.type))
+        return found.filter { isOwn($0.value, homeAccountID: homeAccountID, type: .accessToken) && CacheKey.normalized($0.value.realm ?? "") == CacheKey.normalized(realm) }
+    }
+
+    /// `getIDTokenForAccount`: `{service idtoken-<cid>-<realm>-, generic idtoken-<cid>-<realm>, type 2003}`.
+    func idToken(homeAccountID: String, realm: String) throws(TokenCacheError) -> CacheSnapshot.Entry<Credential>? {
+        let layout = ItemLayout.credential(
+            .idToken, homeAccountID: homeAccountID, environment: environment, clientOrFamilyID: clientID, realm: realm, target: nil)
+        let found = try credentials(KeychainQuery(group: accessGroup, service: layout.service, generic: layout.generic, type: layout.type))
+        return found.first { isOwn($0.value, homeAccountID: homeAccountID, type: .idToken) }
+    }
+
+    /// `getAccountForIdentifier` with a home account ID and a realm: `{service <realm>, type 1003}`.
+    func accountRecord(homeAccountID: String, realm: String) throws(TokenCacheError) -> CachedAccount? {
+        let found = try items(matching: KeychainQuery(group: accessGroup, service: CacheKey.normalized(realm), type: AuthorityType.msSTS.itemType))
+        let home = CacheKey.normalized(homeAccountID)
+        return CacheSnapshot(items: found).accounts.map(\.value).first {
+            CacheKey.normalized($0.homeAccountID) == home && CacheKey.normalized($0.environment) == environment
+        }
+    }
+
+    /// `homeAccountIdForLegacyId` (an account query with a username): `{generic <upn>, type 1003}`,
+    /// the records of this environment.
+    func accountRecords(username: String) throws(TokenCacheError) -> [CachedAccount] {
+        let query = KeychainQuery(group: accessGroup, generic: Data(CacheKey.normalized(username).utf8), type: AuthorityType.msSTS.itemType)
+        return CacheSnapshot(items: try items(matching: query)).accounts.map(\.value).filter { CacheKey.normalized($0.environment) == environment }
+    }
+
+    /// `getAppMetadataEntries` / `MSALAccountsProvider appMetadataItem`:
+    /// `{service appmetadata-<cid>, type 3001}`, the first entry of this environment (silent
+    /// acquisition filters by the authority's aliases) or of any (the account list has no
+    /// authority).
+    func appMetadataItem(anyEnvironment: Bool) throws(TokenCacheError) -> AppMetadata? {
+        let layout = ItemLayout.appMetadata(environment: environment, clientID: clientID, familyID: nil)
+        let found = CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup, service: layout.service, type: layout.type)))
+        let client = CacheKey.normalized(clientID)
+        return found.appMetadata.map(\.value).first {
+            CacheKey.normalized($0.clientID) == client && (anyEnvironment || CacheKey.normalized($0.environment) == environment)
+        }
+    }
+
+    /// The family MSAL looks up: the app metadata's (none when it says `""`), or
+    /// ``defaultFamilyID`` when there is no app metadata at all (`MSIDDefaultSilentTokenRequest`
+    /// `familyRefreshTokenWithError`, `MSALAccountsProvider allAccounts`).
+    func family(from metadata: AppMetadata?) -> String? {
+        guard let metadata else { return Self.defaultFamilyID }
+        return metadata.family
+    }
+
+    /// `MSIDDefaultTokenCacheAccessor getRefreshTokenWithAccount:familyId:` (no BART):
+    /// `checkFRTEnabled`; in single-FRT mode the FamilyRefreshToken (`{type 2008}`) first; the
+    /// refresh token (`getRefreshableTokenWithAccount`); then the other accessor, the legacy
+    /// one (`foci-<fid>` for a family), which reads the wipe record after a miss. `familyID`
+    /// nil is the app's own token.
+    func refreshToken(for account: CachedAccount, familyID: String?) throws(TokenCacheError) -> CacheSnapshot.Entry<Credential>? {
+        if try singleFRTEnabled(), let found = try refreshableToken(.familyRefreshToken, for: account, familyID: familyID) { return found }
+        if let found = try refreshableToken(.refreshToken, for: account, familyID: familyID) { return found }
+        guard !account.username.isEmpty else { return nil }
+        let client = familyID.map(LegacyResource.familyClientID) ?? clientID
+        if let found = try legacyRefreshToken(userID: account.username, clientID: client, realms: legacyRealms(for: account)) {
+            return credential(from: found, account: account)
+        }
+        _ = try? wipeInfo()
+        return nil
+    }
+
+    /// `getRefreshableTokenWithAccount:familyId:credentialType:`: the query by home account ID,
+    /// the wipe record read after a miss (`getTokenWithEnvironment`); then, with a username,
+    /// the home account ID its account record names and the query again
+    /// (`getRefreshableTokenByDisplayableId`). A refresh token's query is
+    /// `{service refreshtoken-<cid|fid>--, generic refreshtoken-<cid|fid>-, type 2002}`; a
+    /// FamilyRefreshToken's is `{type 2008}`, filtered by `family_id` (or `client_id`).
+    private func refreshableToken(_ type: CredentialType, for account: CachedAccount, familyID: String?) throws(TokenCacheError)
+        -> CacheSnapshot.Entry<Credential>?
+    {
+        let query: KeychainQuery
+        if type == .familyRefreshToken {
+            query = KeychainQuery(group: accessGroup, type: type.itemType)
+        } else {
+            let layout = ItemLayout.credential(
+                type, homeAccountID: account.homeAccountID, environment: environment,
+                clientOrFamilyID: familyID ?? clientID, realm: nil, target: nil)
+            query = KeychainQuery(group: accessGroup, service: layout.service, generic: layout.generic, type: layout.type)
+        }
+        let lookup = { (homeAccountID: String) throws(TokenCacheError) -> CacheSnapshot.Entry<Credential>? in
+            let home = CacheKey.normalized(homeAccountID)
+            return try self.credentials(query).first { entry in
+                let token = entry.value
+                guard token.type == type, CacheKey.normalized(token.homeAccountID) == home,
+                      CacheKey.normalized(token.environment) == self.environment
+                else { return false }
+                if let familyID { return token.family.map(CacheKey.normalized) == CacheKey.normalized(familyID) }
+                return CacheKey.normalized(token.clientID) == CacheKey.normalized(self.clientID)
+            }
+        }
+        if let found = try lookup(account.homeAccountID) { return found }
+        _ = try? wipeInfo()
+        guard !account.username.isEmpty,
+              let home = try accountRecords(username: account.username).first?.homeAccountID, !home.trimmingWhitespace.isEmpty
+        else { return nil }
+        if let found = try lookup(home) { return found }
+        _ = try? wipeInfo()
+        return nil
+    }
+
+    private func credentials(_ query: KeychainQuery) throws(TokenCacheError) -> [CacheSnapshot.Entry<Credential>] {
+        CacheSnapshot(items: try items(matching: query)).credentials
+    }
+
+    /// Whether `token` is this client's of `type` for the account in this environment.
+    private func isOwn(_ token: Credential, homeAccountID: String, type: CredentialType) -> Bool {
+        token.type == type && CacheKey.normalized(token.homeAccountID) == CacheKey.normalized(homeAccountID)
+            && CacheKey.normalized(token.environment) == environment && CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID)
+    }
+}
