@@ -113,6 +113,11 @@ struct TokenCacheProcessTests {
         defer { cli.tearDown() }
         let (mail, calendar) = try apps(cli)
         #expect(try cli.run(["keyring", "start"]).status == 0)
+        // Each app launched once before the race, as on a device: two first launches at the same
+        // moment race to add MSAL's team-ID probe, and the loser's init fails with
+        // errSecDuplicateItem as the SDK's would (MSIDKeychainUtil.m appDefaultAccessGroup).
+        #expect(try cli.run(["token", "accounts"] + mail).status == 0)
+        #expect(try cli.run(["token", "accounts"] + calendar).status == 0)
         let rounds = 8
         for round in 0..<rounds {
             let results = try cli.runConcurrently([
