@@ -183,27 +183,53 @@ extension SecretServiceStore {
         let key = attributes[ItemAttributes.account] != nil && attributes[ItemAttributes.service] != nil
         if key && unlocked.count == foreign.count && !plan.collections.isEmpty {
             // The index names a shard for this key that does not hold it: a record of an item
-            // never written (a crash), or an index naming the wrong shard. Only every shard tells.
-            return (try searchMisplaced(attributes, group: group, writing: writing, foreign: foreign, service), plan.collections)
+            // never written (a crash), one a writer is about to create, or an index naming the
+            // wrong shard. Only every shard tells.
+            return (
+                try searchMisplaced(attributes, group: group, writing: writing, foreign: foreign, searched: plan.collections, service),
+                plan.collections
+            )
         }
         return (SecretServiceClient.SearchResult(unlocked: unlocked, locked: []), plan.collections)
     }
 
-    /// The item `attributes` name, searched for in every shard of `group` after the shard the
-    /// index names did not hold it; when found elsewhere, the index is rebuilt (under the lock).
-    private func searchMisplaced(
-        _ attributes: [String: String], group: String, writing: Bool, foreign: [String], _ service: ServiceHandle
+    /// The item `attributes` name, searched for in every shard of `group` after the shards the
+    /// index names (`searched`) did not hold it. Found in a shard the index did not name, the
+    /// index is rebuilt (under the lock) unless the group's current index names that shard.
+    ///
+    /// Not every miss is a wrong index. A writer records an item before it creates it, so a
+    /// reader (without the lock) can search the named shard between the two and find it there
+    /// in this census: the index was right. And a reader's index may predate a delete and add
+    /// of the same key, which put the item in another shard: the file already says so. (A
+    /// rebuild on either once stalled every writer of a 5,000-item group for seconds, again and
+    /// again, while the apps created MSAL's shared metadata items.)
+    func searchMisplaced(
+        _ attributes: [String: String], group: String, writing: Bool, foreign: [String], searched: [String], _ service: ServiceHandle
     ) throws -> SecretServiceClient.SearchResult {
         let found = try census(of: group, matching: attributes, service).paths.values.flatMap { $0 }
-        if !found.isEmpty {
+        let named = Set(searched)
+        let elsewhere = Set(found.filter { !named.contains(CollectionDirectory.collection(ofItem: $0)) }.map { shardID(ofItem: $0, group: group) })
+        if !elsewhere.isEmpty {
             let reason = "its shard index \(indexes.file(for: group).path) named the wrong shard for an item"
             if writing {
                 _ = try rebuildIndex(group, because: reason, service)
             } else {
-                _ = try withGroupLock(group) { try rebuildIndex(group, because: reason, service) }
+                try withGroupLock(group) {
+                    // Judged again under the lock, on the index as it is now.
+                    guard try !indexNames(elsewhere, attributes, group: group, service) else { return }
+                    _ = try rebuildIndex(group, because: reason, service)
+                }
             }
         }
         return SecretServiceClient.SearchResult(unlocked: foreign + found, locked: [])
+    }
+
+    /// Whether the group's index, read afresh, names every one of `shards` for the account and
+    /// service of `attributes`.
+    private func indexNames(_ shards: Set<ShardID>, _ attributes: [String: String], group: String, _ service: ServiceHandle) throws -> Bool {
+        guard case .loaded(let index, _) = try indexes.load(group, epoch: service.owner) else { return false }
+        let candidates = Set(index.candidateShards(account: attributes[ItemAttributes.account], service: attributes[ItemAttributes.service]))
+        return shards.isSubset(of: candidates)
     }
 
     /// The items matching `attributes` in the default collection, in the per-group layout: there
