@@ -78,9 +78,8 @@ for prefill in "${prefills[@]}"; do
 PLIST
     # Reading a group of thousands of items in one call can pass the default 5 s on a busy machine.
     app=(--app com.sharedkeychain.peer.prefill --team "$team" --entitlements "$plist" --state-dir "$state" --timeout 120s)
-    # Signed in one by one, as apps of the suite would (two at a time). Not `cache import`: in a
-    # trial a group filled by it had its shard index rebuilt again and again under 8 writers
-    # ("named the wrong shard for an item"), each rebuild stalling every writer for seconds.
+    # Signed in one by one, as apps of the suite would (two at a time), so the group holds what
+    # sign-ins leave (the client's account metadata and app metadata among it), as on a device.
     # The first alone: it adds MSAL's team-ID probe, which processes of one app starting
     # together would race to add (all but one failing, as MSAL's init can on a device).
     seq 0 $((prefill - 1)) | head -1 | xargs -I{} "$bin" token signin --user "cached{}@peer.example" "${app[@]}" \
