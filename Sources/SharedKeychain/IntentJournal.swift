@@ -137,15 +137,22 @@ public struct IntentJournal: Sendable {
 
     /// The emulator's records of finished deletions of `group`'s items, oldest first.
     public func deletions(group: String) throws(StorageError) -> [Deletion] {
-        let items = try store.items(matching: ItemQuery(groups: [Self.journalGroup(for: group)], service: Self.deletionService), limit: nil)
+        try records(Deletion.self, service: Self.deletionService, group: group, what: "a deletion record").sorted { $0.time < $1.time }
+    }
+
+    /// The journal records of `service` about `group`, decoded; one that does not decode is an error.
+    private func records<Record: Decodable>(
+        _ type: Record.Type, service: String, group: String, what: String
+    ) throws(StorageError) -> [Record] {
+        let items = try store.items(matching: ItemQuery(groups: [Self.journalGroup(for: group)], service: service), limit: nil)
         let decoder = JSONDecoder()
-        var deletions: [Deletion] = []
+        var records: [Record] = []
         for item in items {
-            do { deletions.append(try decoder.decode(Deletion.self, from: item.data)) } catch {
-                throw .corruptItem(location: item.primaryKey.description, reason: "not a deletion record of this tool")
+            do { records.append(try decoder.decode(Record.self, from: item.data)) } catch {
+                throw .corruptItem(location: item.primaryKey.description, reason: "not \(what) of this tool")
             }
         }
-        return deletions.sorted { $0.time < $1.time }
+        return records
     }
 
     /// The `service` of the emulator's records of finished deletions.
@@ -181,15 +188,7 @@ public struct IntentJournal: Sendable {
 
     /// Every unfinished intent about `group`, oldest first.
     private func unfinished(group: String) throws(StorageError) -> [Intent] {
-        let items = try store.items(matching: ItemQuery(groups: [Self.journalGroup(for: group)], service: Self.service), limit: nil)
-        let decoder = JSONDecoder()
-        var intents: [Intent] = []
-        for item in items {
-            do { intents.append(try decoder.decode(Intent.self, from: item.data)) } catch {
-                throw .corruptItem(location: item.primaryKey.description, reason: "not an intent of this tool")
-            }
-        }
-        return intents.sorted { $0.time < $1.time }
+        try records(Intent.self, service: Self.service, group: group, what: "an intent").sorted { $0.time < $1.time }
     }
 
     /// Puts back, as they were before, the groups' many-item writes that never finished (a
