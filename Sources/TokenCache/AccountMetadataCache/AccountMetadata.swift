@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 /// MSAL's account metadata: the sign-in state of every account for ONE client, in one item per
 /// client (IdentityCore `cache/metadata/accountMetadata/MSIDAccountMetadataCacheKey.m`,
 /// `MSIDAccountMetadataCacheItem.m`, `MSIDAccountMetadata.m`):
@@ -26,9 +29,13 @@ struct AccountMetadataItem: Sendable, Hashable {
 
     var clientID: String
     /// By home account ID as written.
-    var entries: [String: Entry]
+    private(set) var entries: [String: Entry]
     /// The single-account API's principal fields, kept as read.
     var principal: JSONObject
+    /// Whether every key of ``entries`` is in normalized form (trimmed, lowercased), as the
+    /// SDK writes them: then an account's entry is found by its normalized ID alone, without
+    /// comparing every key (an item holds an entry per account the client ever signed in).
+    private var keysNormalized = true
 
     init(clientID: String) {
         self.clientID = clientID
@@ -58,6 +65,7 @@ struct AccountMetadataItem: Sendable, Hashable {
                 clientID: try entryFields.optionalString("client_id") ?? clientID,
                 homeAccountID: try entryFields.optionalString("home_account_id") ?? homeAccountID,
                 authorityMap: authorityMap, state: state)
+            keysNormalized = keysNormalized && CacheKey.normalized(homeAccountID) == homeAccountID
         }
     }
 
@@ -77,21 +85,106 @@ struct AccountMetadataItem: Sendable, Hashable {
 
     /// The entry of `homeAccountID` (compared case-insensitively, as keys are normalized elsewhere).
     func entry(for homeAccountID: String) -> Entry? {
-        if let exact = entries[homeAccountID] { return exact }
+        key(of: homeAccountID).flatMap { entries[$0] }
+    }
+
+    /// The key of `homeAccountID`'s entry (compared case-insensitively), if it has one.
+    private func key(of homeAccountID: String) -> String? {
+        if entries[homeAccountID] != nil { return homeAccountID }
         let wanted = CacheKey.normalized(homeAccountID)
-        return entries.first { CacheKey.normalized($0.key) == wanted }?.value
+        if keysNormalized { return entries[wanted] != nil ? wanted : nil }
+        return entries.keys.first { CacheKey.normalized($0) == wanted }
     }
 
     /// `updateSignInState` (`MSIDAccountMetadataCacheAccessor.m`): `signed_out` starts a fresh
     /// entry (its authority map emptied); another state keeps the entry's authority map.
     mutating func setState(_ state: SignInState, for homeAccountID: String) {
-        let key = entries.keys.first { CacheKey.normalized($0) == CacheKey.normalized(homeAccountID) } ?? homeAccountID
+        let key = key(of: homeAccountID) ?? homeAccountID
         let kept = state == .signedOut ? [:] : (entries[key]?.authorityMap ?? [:])
         entries[key] = Entry(clientID: clientID, homeAccountID: homeAccountID, authorityMap: kept, state: state)
+        keysNormalized = keysNormalized && CacheKey.normalized(key) == key
+    }
+
+    /// The stored JSON: what `CacheJSON.data(fields)` writes (compact, keys sorted), through
+    /// typed containers, which take about half the time of the generic ``JSONValue`` tree on an
+    /// item of a thousand accounts, rewritten on every token response. Remembered with its
+    /// value, so reading it back in this process does not parse it again.
+    func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings and objects only, none of which can fail to encode; the generic form is the fallback.
+        let data = (try? encoder.encode(StoredForm(item: self))) ?? CacheJSON.data(fields)
+        AccountMetadataMemo.remember(data, value: self, service: Self.layout(clientID: clientID).service)
+        return data
     }
 
     static func layout(clientID: String) -> ItemLayout {
         ItemLayout(account: account, service: clientID, generic: nil, type: ItemType.accountMetadata)
+    }
+}
+
+extension AccountMetadataItem {
+    /// The item's JSON object as ``encoded()`` writes it, keyed by field name.
+    private struct StoredForm: Encodable {
+        let item: AccountMetadataItem
+
+        struct Key: CodingKey {
+            let stringValue: String
+            var intValue: Int? { nil }
+            init(_ name: String) { stringValue = name }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        struct EntryForm: Encodable {
+            let entry: Entry
+            enum CodingKeys: String, CodingKey {
+                case clientID = "client_id", homeAccountID = "home_account_id", authorityMap = "athority_map", state = "sign_in_state"
+            }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(entry.clientID, forKey: .clientID)
+                try container.encode(entry.homeAccountID, forKey: .homeAccountID)
+                try container.encode(entry.authorityMap, forKey: .authorityMap)
+                try container.encode(entry.state.rawValue, forKey: .state)
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            for (name, value) in item.principal where name != "client_id" && name != "account_metadata_map" {
+                try container.encode(value, forKey: Key(name))
+            }
+            try container.encode(item.clientID, forKey: Key("client_id"))
+            try container.encode(item.entries.mapValues(EntryForm.init), forKey: Key("account_metadata_map"))
+        }
+    }
+}
+
+/// The account-metadata values this process last parsed or wrote, one per client ID, with the
+/// bytes they were read from or written as. Every token response reads the client's item and
+/// writes it back; in a process that wrote it last, the bytes it reads are the ones it wrote,
+/// and parsing them again (a JSON object with an entry per account: tens of milliseconds at a
+/// few thousand accounts) would only give the value it holds. Bytes that differ in any way
+/// (another app wrote since) are parsed as usual.
+enum AccountMetadataMemo {
+    /// Clients remembered at most; past it the memo starts afresh.
+    static let limit = 16
+    private static let remembered = Mutex<[String: (data: Data, value: AccountMetadataItem)]>([:])
+
+    /// The value `data` holds, if it is the last seen for the item's service (the client ID).
+    static func value(of data: Data, service: String) -> AccountMetadataItem? {
+        remembered.withLock { remembered in
+            guard let last = remembered[service], last.data == data else { return nil }
+            return last.value
+        }
+    }
+
+    static func remember(_ data: Data, value: AccountMetadataItem, service: String) {
+        remembered.withLock { remembered in
+            if remembered.count >= limit && remembered[service] == nil { remembered.removeAll() }
+            remembered[service] = (data, value)
+        }
     }
 }
 

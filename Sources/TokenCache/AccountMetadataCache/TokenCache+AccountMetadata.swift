@@ -55,7 +55,7 @@ extension TokenCache {
         }
         metadata.setState(state, for: homeAccountID)
         if stored.map({ $0.value != metadata }) ?? true {
-            try store(CacheJSON.data(metadata.fields), at: AccountMetadataItem.layout(clientID: clientID))
+            try store(metadata.encoded(), at: AccountMetadataItem.layout(clientID: clientID))
         }
         for record in old { _ = try deleteItem(record.item) }
     }

@@ -4,7 +4,8 @@ import SharedKeychain
 /// Items of one group, decoded once: the whole group (export, removals) or what one of the SDK's
 /// queries returned (silent acquisition, the account list, the lookups of a save).
 struct CacheSnapshot: Sendable {
-    /// One decoded item: the item, its value as a model, and its JSON as stored.
+    /// One decoded item: the item, its value as a model, and its JSON as stored (empty for
+    /// account metadata, whose JSON the SDK rebuilds from its value).
     struct Entry<Value: Sendable>: Sendable {
         let item: KeychainItem
         let value: Value
@@ -37,6 +38,10 @@ struct CacheSnapshot: Sendable {
             return
         }
         guard let type = item.type else { return }
+        if type == ItemType.accountMetadata, let known = AccountMetadataMemo.value(of: item.data, service: item.service) {
+            accountMetadata.append(Entry(item: item, value: known, object: [:]))
+            return
+        }
         let isCacheItem = ItemType.credentials.contains(type) || ItemType.accounts.contains(type) || type == ItemType.appMetadata
         guard isCacheItem || type == ItemType.accountMetadata || type == ItemType.legacySignInState else { return }
         guard let object = CacheJSON.object(from: item.data) else {
@@ -44,7 +49,8 @@ struct CacheSnapshot: Sendable {
             return
         }
         // Kept even when the value is invalid, so a rewrite still carries its unknown fields.
-        objects[ItemAddress(account: item.account, service: item.service)] = object
+        // (Not for account metadata: the SDK rebuilds its JSON from what it parsed.)
+        if type != ItemType.accountMetadata { objects[ItemAddress(account: item.account, service: item.service)] = object }
         do throws(FieldError) {
             if let credentialType = CredentialType(itemType: type) {
                 let credential = try Credential(object: object)
@@ -61,7 +67,9 @@ struct CacheSnapshot: Sendable {
             } else if type == ItemType.appMetadata {
                 appMetadata.append(Entry(item: item, value: try AppMetadata(object: object), object: object))
             } else if type == ItemType.accountMetadata {
-                accountMetadata.append(Entry(item: item, value: try AccountMetadataItem(object: object), object: object))
+                let value = try AccountMetadataItem(object: object)
+                AccountMetadataMemo.remember(item.data, value: value, service: item.service)
+                accountMetadata.append(Entry(item: item, value: value, object: [:]))
             } else {
                 legacySignInStates.append(Entry(item: item, value: try LegacySignInRecord(object: object), object: object))
             }
