@@ -39,6 +39,9 @@ let package = Package(
         ),
         // Layer 0: pidfd_open(2), to wait for a daemon's exit as an event rather than by polling.
         .target(name: "CProcessExit"),
+        // Layer 0: futex(2) on a file mapping shared between processes, so a process waiting
+        // for an access group's lock wakes when its holder lets go.
+        .target(name: "CFutex"),
         // Layer 1: storage backends behind one protocol.
         .target(
             name: "KeychainStorage",
@@ -48,6 +51,7 @@ let package = Package(
         .target(
             name: "SecretServiceStorage",
             dependencies: [
+                "CFutex",
                 "CLibsecret",
                 "CProcessExit",
                 "KeychainStorage",

@@ -42,24 +42,59 @@ struct ShardTests {
             for item in items {
                 #expect(try store.items(matching: ItemQuery(groups: [group], account: item.account, service: item.service), limit: nil) == [item])
             }
-            // Items never move: an update rewrites its own shard, a new item goes to the newest.
+            // Items never move: an update rewrites its own shard, and a new item fills the room a
+            // delete left in the oldest shard before the newest, so no shard is left half empty.
             #expect(try store.update(matching: ItemQuery(groups: [group], account: "a0"), with: ItemChange(data: Data("x".utf8)), at: Date()) == 1)
             #expect(try store.delete(matching: ItemQuery(groups: [group], account: "a1")) == 1)
             try store.add(Fixture.item(group, "a7", at: 7))
-            let sizes = try Self.shardSizes(store, group)
+            var sizes = try Self.shardSizes(store, group)
             let index = try store.indexes.current(group)
-            #expect(sizes == [1, 2, 2, 2], "index: \(String(describing: index))")
+            #expect(sizes == [2, 2, 2, 1], "index: \(String(describing: index))")
+            try store.add(Fixture.item(group, "a8", at: 8))
+            try store.add(Fixture.item(group, "a9", at: 9))
+            sizes = try Self.shardSizes(store, group)
+            #expect(sizes == [2, 2, 2, 2, 1])
+            // Insertion order is the items' own, not their shards': a7 went to shard 0 but lists after a6.
+            #expect(try store.items(matching: Fixture.all(group), limit: nil).map(\.account) == ["a0", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"])
             #expect(throws: StorageError.duplicateItem(PrimaryKey(group: group, account: "a3", service: "service"))) {
                 try store.add(Fixture.item(group, "a3"))
             }
 
-            #expect(try store.delete(matching: Fixture.all(group)) == 7)
+            #expect(try store.delete(matching: Fixture.all(group)) == 9)
             #expect(try store.collectionPaths(forGroup: group).isEmpty)
             #expect(try store.items(matching: Fixture.all(group), limit: nil).isEmpty)
             let again = Fixture.item(group, "back")
             try store.add(again)
             #expect(try Self.shardSizes(store, group) == [1])
             #expect(try store.items(matching: Fixture.all(group), limit: nil) == [again])
+        }
+    }
+
+    @Test("an item that outgrows the threshold in a shared shard moves to a shard of its own, which new items never join")
+    func bigItemMovesToAShardOfItsOwn() throws {
+        try TestKeyring.withSharedAccess {
+            let store = try Self.store(capacity: 4)
+            let group = TestKeyring.uniqueGroup("alone")
+            let items = (0..<3).map { Fixture.item(group, "a\($0)", at: Double($0)) }
+            for item in items { try store.add(item) }
+            #expect(try Self.shardSizes(store, group) == [3])
+            let big = Data(repeating: 0x5A, count: SecretServiceStore.aloneThreshold + 1)
+            #expect(try store.update(matching: ItemQuery(groups: [group], account: "a1"), with: ItemChange(data: big), at: Date()) == 1)
+            let alone = ShardIndex.ShardID(.untilUnlocked, ShardIndex.aloneBase)
+            #expect(try store.indexes.current(group)?.shards[ShardIndex.Key(items[1].primaryKey)] == alone)
+            #expect(try Self.shardSizes(store, group) == [2, 1])
+            // It keeps its place in the group's order, and is found and changed where it is now.
+            #expect(try store.items(matching: Fixture.all(group), limit: nil).map(\.account) == ["a0", "a1", "a2"])
+            #expect(try Self.store(capacity: 4).items(matching: ItemQuery(groups: [group], account: "a1"), limit: nil).first?.data == big)
+            var bigger = big
+            bigger.append(1)
+            #expect(try store.update(matching: ItemQuery(groups: [group], account: "a1"), with: ItemChange(data: bigger), at: Date()) == 1)
+            #expect(try store.indexes.current(group)?.shards[ShardIndex.Key(items[1].primaryKey)] == alone)
+            // New items fill the shared shard and open another, never the item's own.
+            for index in 3..<7 { try store.add(Fixture.item(group, "a\(index)", at: Double(index))) }
+            #expect(try Self.shardSizes(store, group).sorted() == [1, 2, 4])
+            #expect(try store.items(matching: ItemQuery(groups: [group], account: "a1"), limit: nil).first?.data == bigger)
+            #expect(try store.delete(matching: Fixture.all(group)) == 7)
         }
     }
 

@@ -180,6 +180,37 @@ final class SecretServiceClient: Sendable {
         return path
     }
 
+    /// `Item.SetSecret`: replaces the secret of the item at `path`, its label and attributes
+    /// untouched. gnome-keyring stores it in one step (one rewrite of the collection file),
+    /// where `CreateItem` with REPLACE first searches the collection for the attributes, sets
+    /// them, and then the secret (two rewrites). Sent to the daemon the session belongs to.
+    func setSecret(_ service: ServiceHandle, path: String, secret: Data, contentType: String) throws(GLibFailure) {
+        let value = Self.makeValue(secret, contentType: contentType)
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        guard let encoded = secret_service_encode_dbus_secret(service.service, value) else {
+            throw GLibFailure(call: "SetSecret", message: "the secret could not be encoded with the session", kind: .staleSession)
+        }
+        let reply = try call(
+            service, path: path, interface: Self.itemInterface, method: "SetSecret", parameters: Variant.tuple([encoded]),
+            replyType: nil)
+        g_variant_unref(reply)
+    }
+
+    /// What the store announces after `Item.SetSecret`, for which gnome-keyring sends no signal
+    /// (`CreateItem` with REPLACE, the other way to rewrite an item, sends `ItemCreated`): the
+    /// signal `SecretChanged` of this interface, on the item's path, to anyone listening.
+    static let storeInterface = "org.sharedkeychain.Item"
+    static let secretChanged = "SecretChanged"
+
+    /// Broadcasts ``secretChanged`` for the item at `path`. Queued on the connection that made
+    /// the change, ahead of its next call, so a watcher hears of it before any later change
+    /// that call makes. A signal that cannot be sent is no failure of the write.
+    func announceSecretChanged(_ service: ServiceHandle, path: String) {
+        var error: UnsafeMutablePointer<GError>?
+        g_dbus_connection_emit_signal(service.connection.pointer, nil, path, Self.storeInterface, Self.secretChanged, nil, &error)
+        if let error { g_error_free(error) }
+    }
+
     /// `Item.Delete` by path.
     func deleteItem(_ service: ServiceHandle, path: String) throws(GLibFailure) {
         _ = try CallDeadline.run(seconds: timeout, call: "Item.Delete") { cancellable, error in
@@ -330,11 +361,11 @@ final class SecretServiceClient: Sendable {
     func nameOwner(_ service: ServiceHandle) throws(GLibFailure) -> String? {
         let reply: OpaquePointer?
         do {
-            reply = try CallDeadline.run(seconds: timeout, call: "GetNameOwner") { cancellable, error in
+            reply = try CallDeadline.dbusCall(seconds: timeout, call: "GetNameOwner") { milliseconds, error in
                 g_dbus_connection_call_sync(
                     service.connection.pointer, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                    "GetNameOwner", Variant.tuple([Variant.string(Self.busName)]), nil, G_DBUS_CALL_FLAGS_NONE, -1,
-                    cancellable, &error)
+                    "GetNameOwner", Variant.tuple([Variant.string(Self.busName)]), nil, G_DBUS_CALL_FLAGS_NONE, milliseconds,
+                    nil, &error)
             }
         } catch where error.kind == .serviceMissing {
             return nil
@@ -362,10 +393,10 @@ final class SecretServiceClient: Sendable {
         // reuses: after a restart the call fails (and the store reconnects) instead of reaching a
         // new daemon that may have given our session path to someone else's key.
         let destination = service.owner ?? Self.busName
-        let reply = try CallDeadline.run(seconds: timeout, call: method) { cancellable, error in
+        let reply = try CallDeadline.dbusCall(seconds: timeout, call: method) { milliseconds, error in
             g_dbus_connection_call_sync(
                 service.connection.pointer, destination, path, interface, method, parameters, type ?? nil,
-                G_DBUS_CALL_FLAGS_NONE, -1, cancellable, &error)
+                G_DBUS_CALL_FLAGS_NONE, milliseconds, nil, &error)
         }
         guard let reply else { throw GLibFailure(call: method, message: "no reply") }
         return reply

@@ -2,8 +2,9 @@ import Foundation
 import KeychainStorage
 import Synchronization
 
-/// Which collections hold each access group's shards (in the per-group layout), and which
-/// collections this store has seen unlocked during the current run of the daemon.
+/// Which collections hold each access group's shards (in the per-group layout), which
+/// collections this store has seen unlocked during the current run of the daemon, and where it
+/// last saw each item.
 ///
 /// A group's shard 0 is labelled from the group name (``label(for:shard:)``), shard k > 0 the
 /// same with `~k`; gnome-keyring derives the object path from the label, so the path is known
@@ -17,6 +18,9 @@ final class CollectionDirectory: Sendable {
 
     private struct State {
         var paths: [Shard: String] = [:]
+        /// Where this store last saw (or put) each item: a hint its reader confirms from the
+        /// item's own record, so a stale one costs a search, never a wrong answer.
+        var items: [PrimaryKey: String] = [:]
         /// Collections seen unlocked, valid for the daemon instance `epoch` (its unique bus name).
         var unlocked: Set<String> = []
         var epoch: String?
@@ -135,13 +139,39 @@ final class CollectionDirectory: Sendable {
         state.withLock { $0.paths[shard] = path }
     }
 
-    /// Forgets every shard of `group` (its collections were deleted).
+    /// Forgets every shard of `group` (its collections were deleted), and where its items were.
     func forget(_ group: String) {
         state.withLock { state in
             for shard in state.paths.keys where shard.group == group {
                 if let path = state.paths.removeValue(forKey: shard) { state.unlocked.remove(path) }
             }
+            state.items = state.items.filter { $0.key.group != group }
         }
+    }
+
+    // MARK: Where items were seen
+
+    /// Above this many, the item paths start afresh (a hint, never the only way to an item).
+    static let itemPathLimit = 100_000
+
+    /// The path `key`'s item had when this store last saw it, if it did.
+    func itemPath(of key: PrimaryKey) -> String? {
+        state.withLock { $0.items[key] }
+    }
+
+    /// Records where items are now.
+    func rememberItems<S: Sequence>(_ located: S) where S.Element == (key: PrimaryKey, path: String) {
+        state.withLock { state in
+            for (key, path) in located {
+                if state.items.count >= Self.itemPathLimit { state.items.removeAll(keepingCapacity: true) }
+                state.items[key] = path
+            }
+        }
+    }
+
+    /// Forgets where `key`'s item was (deleted, or not found there).
+    func forgetItem(_ key: PrimaryKey) {
+        _ = state.withLock { $0.items.removeValue(forKey: key) }
     }
 
     // MARK: Seen unlocked

@@ -1,21 +1,45 @@
+import CFutex
 import Foundation
 import KeychainStorage
+import Synchronization
 
 /// Exclusive `flock`s on one file per access group, so that "check the key, then create" (and
 /// update, and delete) is atomic across threads AND processes. Each acquisition opens its own
 /// descriptor, so two threads of one process exclude each other like two processes do.
+///
+/// A waiter sleeps on a futex in the lock file (``WakeWord``) and its holder wakes it on release.
+/// A blocking `flock` cannot be bounded (a stopped holder would hang us), and polling with a
+/// back-off left the lock idle for up to the back-off after every release: with several apps
+/// signing in at once, a third of both cores sat idle. (An inotify watch woke waiters too, but
+/// closing an inotify instance waits for an RCU grace period, 10 to 20 ms, and halved the
+/// throughput of two apps.) The futex wait is bounded, so a holder that died, whose lock the
+/// kernel released without a wake, delays a waiter by at most that bound.
+///
+/// The lock file also holds the group's version (``LockFileWords``): odd while a holder may be
+/// changing the group, even otherwise, and different after every hold. A store keeps the items
+/// it read or wrote while the version stands (``RecentItems``), so a read that nothing could
+/// have changed since costs no call to the daemon.
 struct GroupLocks: Sendable {
     let directory: URL
     /// How long to wait for a lock another holder keeps (a hung or stopped process).
     let waitLimit: Double
+    /// The lock files' shared words (wake-ups and versions), mapped once per store.
+    let words = LockFileWords()
+    /// How long a waiter sleeps before it tries the lock again unwoken.
+    static let recheckMilliseconds = 20
+
+    init(directory: URL, waitLimit: Double) {
+        self.directory = directory
+        self.waitLimit = waitLimit
+    }
 
     /// Runs `body` holding the locks of `groups` (taken in sorted order: no deadlock).
     func withLocks<T>(_ groups: [String], _ body: () throws(StorageError) -> T) throws(StorageError) -> T {
         try ensureDirectory()
-        var descriptors: [Int32] = []
-        defer { for descriptor in descriptors { close(descriptor) } }
+        var held: [(descriptor: Int32, group: String)] = []
+        defer { for lock in held { release(lock.descriptor, group: lock.group) } }
         for group in Set(groups).sorted() {
-            descriptors.append(try acquire(group))
+            held.append((try acquire(group, path: lockFile(for: group).path), group))
         }
         return try body()
     }
@@ -30,8 +54,34 @@ struct GroupLocks: Sendable {
         return directory.appendingPathComponent("\(readable)-\(GLibValues.sha256Hex(group).prefix(32)).lock")
     }
 
-    private func acquire(_ group: String) throws(StorageError) -> Int32 {
-        let path = lockFile(for: group).path
+    // MARK: Versions
+
+    /// The group's version now, nil when its lock file cannot be mapped (nothing is then kept).
+    func version(of group: String) -> UInt32? {
+        words(of: group)?.version
+    }
+
+    /// Marks the group as being changed (the caller holds its lock): the version becomes odd.
+    /// Returns the version it had, or nil when it cannot be kept.
+    func beginChange(of group: String) -> UInt32? {
+        words(of: group)?.beginChange()
+    }
+
+    /// Ends a change begun with ``beginChange(of:)``: the version becomes even, and new.
+    /// Returns it, or nil.
+    func endChange(of group: String) -> UInt32? {
+        words(of: group)?.endChange()
+    }
+
+    private func words(of group: String) -> LockFileWords.Words? {
+        if let mapped = words.mapped(group: group) { return mapped }
+        guard (try? ensureDirectory()) != nil else { return nil }
+        return words.mapped(lockFile(for: group).path, group: group)
+    }
+
+    // MARK: Locking
+
+    private func acquire(_ group: String, path: String) throws(StorageError) -> Int32 {
         let descriptor: Int32
         switch try SafeFile.open(path, O_RDWR | O_CREAT) {
         case .regular(let opened):
@@ -45,24 +95,46 @@ struct GroupLocks: Sendable {
         case .missing:
             throw SafeFile.posixError(ENOENT, "cannot create the lock file \(path)")
         }
-        // Poll with a growing back-off: a blocking flock cannot be bounded, and a holder that
-        // stopped must not hang us forever.
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return descriptor }
         let deadline = Date().addingTimeInterval(waitLimit)
-        var pause: UInt32 = 50
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        let shared = words.mapped(path, group: group, descriptor: descriptor)
+        // Counted before the next attempt: a holder letting go after it sees the count and wakes us.
+        shared?.addWaiter(1)
+        defer { shared?.addWaiter(-1) }
+        var pause: Int32 = 1
+        while true {
+            let seen = shared?.releases ?? 0
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return descriptor }
             let code = errno
             guard code == EWOULDBLOCK || code == EINTR else {
                 close(descriptor)
                 throw SafeFile.posixError(code, "cannot lock \(path)")
             }
-            if Date() >= deadline {
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 {
                 close(descriptor)
                 throw .timedOut(operation: "lock access group '\(group)'", seconds: waitLimit)
             }
-            usleep(pause)
-            pause = min(pause * 2, 5_000)
+            let milliseconds = Int32(min(remaining * 1000 + 1, Double(Self.recheckMilliseconds)))
+            if let shared {
+                shared.wait(whileReleasesAre: seen, milliseconds: milliseconds)
+            } else {
+                // The file could not be mapped: poll with a short, growing back-off.
+                usleep(UInt32(min(pause, milliseconds)) * 1000)
+                pause = min(pause * 2, 4)
+            }
         }
-        return descriptor
+    }
+
+    /// Unlocks, wakes whoever waits for the lock, and closes.
+    private func release(_ descriptor: Int32, group: String) {
+        flock(descriptor, LOCK_UN)
+        if LockFileWords.Words.hasWaiters(descriptor),
+            let shared = words.mapped(group: group) ?? words.mapped(lockFile(for: group).path, group: group, descriptor: descriptor)
+        {
+            shared.wakeAll()
+        }
+        close(descriptor)
     }
 
     private func ensureDirectory() throws(StorageError) {
@@ -78,5 +150,96 @@ struct GroupLocks: Sendable {
                 domain: "shared-keychain.locks", code: 0,
                 message: "cannot create the lock directory \(directory.path): \(error.localizedDescription)")
         }
+    }
+}
+
+/// The first 16 bytes of each lock file, mapped shared and kept mapped for the store's life:
+/// `releases` (at 0, the futex word waiters sleep on, counting releases that had waiters),
+/// `waiters` (at 4), and the group's `version` (at 8). The lock itself is the `flock`, never
+/// these. Lock files of earlier versions are empty: they grow to 16 bytes on first use.
+final class LockFileWords: Sendable {
+    static let size = 16
+    /// Files mapped at most; past it, a group works unmapped (polling waits, nothing kept).
+    static let limit = 256
+
+    /// One mapped lock file.
+    struct Words: @unchecked Sendable {
+        let base: UnsafeMutableRawPointer
+
+        private var releasesWord: UnsafeMutablePointer<UInt32> { base.assumingMemoryBound(to: UInt32.self) }
+        private var waitersWord: UnsafeMutablePointer<UInt32> { (base + 4).assumingMemoryBound(to: UInt32.self) }
+        private var versionWord: UnsafeMutablePointer<UInt32> { (base + 8).assumingMemoryBound(to: UInt32.self) }
+
+        var releases: UInt32 { sk_atomic_load_u32(releasesWord) }
+        var version: UInt32 { sk_atomic_load_u32(versionWord) }
+
+        func addWaiter(_ delta: Int32) { _ = sk_atomic_add_u32(waitersWord, delta) }
+
+        /// Sleeps until a release changes the count from `seen`, or `milliseconds` pass.
+        func wait(whileReleasesAre seen: UInt32, milliseconds: Int32) {
+            _ = sk_futex_wait_shared(releasesWord, seen, milliseconds)
+        }
+
+        func wakeAll() {
+            _ = sk_atomic_add_u32(releasesWord, 1)
+            _ = sk_futex_wake_shared(releasesWord)
+        }
+
+        /// Makes the version odd (from an even one; an odd one, a holder that died mid-change,
+        /// moves on by two); returns what it was.
+        func beginChange() -> UInt32 {
+            let before = version
+            _ = sk_atomic_add_u32(versionWord, before % 2 == 0 ? 1 : 2)
+            return before
+        }
+
+        /// Makes the version even again; returns it.
+        func endChange() -> UInt32 {
+            sk_atomic_add_u32(versionWord, version % 2 == 0 ? 2 : 1)
+        }
+
+        /// Whether anyone waits on the lock file of `descriptor`, read without mapping it: a hint
+        /// (a waiter counts itself before it tries the lock, so one that failed is seen here).
+        static func hasWaiters(_ descriptor: Int32) -> Bool {
+            var waiters: UInt32 = 0
+            return pread(descriptor, &waiters, 4, 4) == 4 && waiters != 0
+        }
+    }
+
+    /// Mapped files by group.
+    private let mappings = Mutex<[String: UnsafeMutableRawPointer]>([:])
+
+    deinit {
+        for base in mappings.withLock({ Array($0.values) }) { munmap(base, Self.size) }
+    }
+
+    /// The words of `group`'s lock file if they are mapped already.
+    func mapped(group: String) -> Words? {
+        mappings.withLock { $0[group] }.map(Words.init(base:))
+    }
+
+    /// The words of `group`'s lock file at `path`, mapped on first use (through `descriptor`
+    /// when given, else opened for the purpose); nil when it cannot be mapped.
+    func mapped(_ path: String, group: String, descriptor: Int32? = nil) -> Words? {
+        mappings.withLock { (mappings: inout [String: UnsafeMutableRawPointer]) -> Words? in
+            if let base = mappings[group] { return Words(base: base) }
+            guard mappings.count < Self.limit, let base = Self.map(path, descriptor: descriptor) else { return nil }
+            mappings[group] = base
+            return Words(base: base)
+        }
+    }
+
+    private static func map(_ path: String, descriptor given: Int32?) -> UnsafeMutableRawPointer? {
+        var descriptor = given ?? -1
+        if given == nil {
+            guard case .regular(let opened)? = try? SafeFile.open(path, O_RDWR | O_CREAT) else { return nil }
+            descriptor = opened
+        }
+        defer { if given == nil { close(descriptor) } }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        if status.st_size < size, ftruncate(descriptor, off_t(size)) != 0 { return nil }
+        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED else { return nil }
+        return base
     }
 }

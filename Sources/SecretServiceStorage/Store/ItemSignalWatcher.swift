@@ -46,8 +46,11 @@ extension SecretServiceStore: ItemWatching {
 ///
 /// What gnome-keyring 42 sends (checked with dbus-monitor), and how it is read:
 /// - `Collection.ItemCreated(o)` for a new item, and ALSO for an item rewritten in place
-///   (CreateItem with REPLACE, which is how the store updates data): a path already known is
-///   reported as `changed`;
+///   (CreateItem with REPLACE, which the store uses when an update changes the label): a path
+///   already known is reported as `changed`;
+/// - nothing for `Item.SetSecret`, which is how the store updates an item's data in place: the
+///   store then sends its own `org.sharedkeychain.Item.SecretChanged` on the item's path, read
+///   as `ItemCreated` is;
 /// - `Collection.ItemChanged(o)` when an item's label or attributes are set, but also for
 ///   every item of a collection that is locked or unlocked (after a daemon restart, the store
 ///   unlocks it): `changed` only when a known item's attributes differ from what was known;
@@ -96,11 +99,14 @@ final class ItemSignalWatcher: @unchecked Sendable {
     /// What seeding found: each watched item's path and attributes.
     typealias Seed = @Sendable () throws(StorageError) -> [(path: String, item: KnownItem)]
 
-    private static let signals: [(interface: String, member: String)] = [
-        (SecretServiceClient.collectionInterface, "ItemCreated"),
-        (SecretServiceClient.collectionInterface, "ItemChanged"),
-        (SecretServiceClient.collectionInterface, "ItemDeleted"),
-        (SecretServiceClient.serviceInterface, "CollectionDeleted"),
+    /// The Secret Service's signals (from its daemon), and the store's own `SecretChanged`
+    /// (from any store writing to it: gnome-keyring announces nothing for `Item.SetSecret`).
+    private static let signals: [(sender: String?, interface: String, member: String)] = [
+        (SecretServiceClient.busName, SecretServiceClient.collectionInterface, "ItemCreated"),
+        (SecretServiceClient.busName, SecretServiceClient.collectionInterface, "ItemChanged"),
+        (SecretServiceClient.busName, SecretServiceClient.collectionInterface, "ItemDeleted"),
+        (SecretServiceClient.busName, SecretServiceClient.serviceInterface, "CollectionDeleted"),
+        (nil, SecretServiceClient.storeInterface, SecretServiceClient.secretChanged),
     ]
 
     private let groups: Set<String>
@@ -187,12 +193,12 @@ final class ItemSignalWatcher: @unchecked Sendable {
         let data = Unmanaged.passUnretained(self).toOpaque()
         let subscriptions = Self.signals.map { signal in
             g_dbus_connection_signal_subscribe(
-                connection.pointer, SecretServiceClient.busName, signal.interface, signal.member, nil, nil,
+                connection.pointer, signal.sender, signal.interface, signal.member, nil, nil,
                 G_DBUS_SIGNAL_FLAGS_NONE,
-                { _, _, _, _, member, parameters, data in
-                    guard let member, let parameters, let data else { return }
+                { _, _, path, _, member, parameters, data in
+                    guard let member, let data else { return }
                     let watcher = Unmanaged<ItemSignalWatcher>.fromOpaque(data).takeUnretainedValue()
-                    watcher.handle(String(cString: member), parameters)
+                    watcher.handle(String(cString: member), parameters, objectPath: path.map { String(cString: $0) })
                 },
                 data, nil)
         }
@@ -225,13 +231,16 @@ final class ItemSignalWatcher: @unchecked Sendable {
         known[path] = (nextSerial, item)
     }
 
-    /// One signal: `(o)` holding an item path (or, for `CollectionDeleted`, a collection path).
-    private func handle(_ member: String, _ parameters: OpaquePointer) {
-        guard let path = Variant.stringChild(parameters, at: 0) else { return }
+    /// One signal: `(o)` holding an item path (or, for `CollectionDeleted`, a collection path);
+    /// the store's `SecretChanged` has no arguments and is sent on the item's own path.
+    private func handle(_ member: String, _ parameters: OpaquePointer?, objectPath: String?) {
+        let argument = parameters.flatMap { Variant.stringChild($0, at: 0) }
+        guard let path = member == SecretServiceClient.secretChanged ? objectPath : argument else { return }
         let now = Date()
         switch member {
-        case "ItemCreated":
-            // A REPLACE rewrites a known item and announces it as created: it is a change.
+        case "ItemCreated", SecretServiceClient.secretChanged:
+            // A REPLACE rewrites a known item and announces it as created, and SetSecret is
+            // announced by the store that made it: either is a change of a known item.
             let kind: ItemEvent.Kind = known[path] == nil ? .created : .changed
             switch read(path) {
             case .item(let item): update(path, to: item, reporting: kind, at: now)

@@ -155,7 +155,7 @@ extension SecretServiceStore {
 
     /// Runs `body` holding the group's lock (a reader about to repair the group's index).
     func withGroupLock<T>(_ group: String, _ body: () throws -> T) throws -> T {
-        try locks.withLocks([group]) { () throws(StorageError) -> Result<T, any Error> in Result { try body() } }.get()
+        try holdingLocks([group]) { () throws(StorageError) -> Result<T, any Error> in Result { try body() } }.get()
     }
 
     /// Appends index records for a change that has already happened in the keyring. A failure

@@ -22,9 +22,9 @@ extension SecretServiceStore {
         }
         // A secret is encrypted with this connection's session key. After another process
         // restarted the daemon, the new daemon may have given our session path to a session with
-        // another key, and would store garbage: make sure the daemon is still the one we opened
-        // the session with (one GetNameOwner to the bus, small beside the write).
-        try ensureSameDaemon(service)
+        // another key, and would store garbage: the write must reach the daemon we opened the
+        // session with.
+        try ensureWriteReachesOurDaemon(service)
         do {
             let path = try client.createItem(
                 service, collection: collection, label: ItemAttributes.label(of: envelope.item),
@@ -33,7 +33,7 @@ extension SecretServiceStore {
             // A restart between the check above and the call would have sent our secret to a new
             // daemon under a session that may not be ours: check again, so the operation runs
             // again on a fresh session and rewrites the item.
-            try ensureSameDaemon(service)
+            try ensureWriteReachesOurDaemon(service)
             directory.noteUnlocked([CollectionDirectory.collection(ofItem: path)], epoch: service.owner)
             return path
         } catch {
@@ -48,6 +48,44 @@ extension SecretServiceStore {
                 throw RetryOperation()
             default:
                 throw error
+            }
+        }
+    }
+
+    /// Fails with a stale session unless a write with our session's key can only reach the
+    /// daemon that made the session. CreateItem and SetSecret go to that daemon by its unique
+    /// bus name (``ServiceHandle/owner``), which the bus never gives another: after a restart
+    /// they fail and the store reconnects. Only a handle that learnt no owner at connection
+    /// (the calls then go to the well-known name) asks the bus who owns it (`GetNameOwner`),
+    /// before and after the write; otherwise the two round trips would be paid by every write,
+    /// under the group's lock.
+    func ensureWriteReachesOurDaemon(_ service: ServiceHandle) throws(GLibFailure) {
+        guard service.owner == nil else { return }
+        try ensureSameDaemon(service)
+    }
+
+    /// Replaces the secret of the item at `path` (its attributes and label stay as they are):
+    /// one `SetSecret`, announced to watchers with the store's own `SecretChanged` signal, as
+    /// gnome-keyring sends none for it. An `external` item keeps its client's form, the plain data.
+    func rewrite(_ envelope: ItemEnvelope, at path: String, external: Bool, _ service: ServiceHandle) throws {
+        let secret: Data
+        do {
+            secret = external ? envelope.item.data : try envelope.encoded()
+        } catch {
+            throw StorageError.backend(domain: "shared-keychain", code: 0, message: "cannot encode the item record: \(error)")
+        }
+        // As in create: the secret must reach the daemon whose session key encrypted it.
+        try ensureWriteReachesOurDaemon(service)
+        do {
+            try client.setSecret(service, path: path, secret: secret, contentType: external ? "text/plain" : ItemEnvelope.contentType)
+            try ensureWriteReachesOurDaemon(service)
+            client.announceSecretChanged(service, path: path)
+        } catch {
+            switch error.kind {
+            case .locked: try handleLocked(CollectionDirectory.collection(ofItem: path), service)
+            // Gone since it was found (a collection deleted by a client that ignores our locks): find it again.
+            case .noSuchObject: throw RetryOperation()
+            default: throw error
             }
         }
     }
@@ -83,36 +121,61 @@ extension SecretServiceStore {
         return taken
     }
 
+    /// Data above this many bytes makes an item move to a shard of its own when it shares one.
+    static let aloneThreshold = 64 * 1024
+
     /// Writes an update plan. An item whose attributes stay the same is rewritten in place
-    /// (CreateItem with REPLACE and the same attributes); one whose attributes change gets a new
-    /// item first, and the old ones are deleted only once every new one exists, so a swap of
-    /// two keys works and a failure part-way leaves the old items.
+    /// (SetSecret, or CreateItem with REPLACE when its label changes); one whose attributes
+    /// change gets a new item first, and the old ones are deleted only once every new one
+    /// exists, so a swap of two keys works and a failure part-way leaves the old items. An item
+    /// whose data outgrows ``aloneThreshold`` in a shard it shares moves the same way to a
+    /// shard of its own (``ShardIndex/aloneBase``), so writes to the others stop rewriting it.
     func apply(_ plan: UpdatePlan, to fetched: [Fetched], _ service: ServiceHandle) throws {
-        var moves: [(record: Fetched, new: StoredItem)] = []
+        let indexed = configuration.layout.masterPassword != nil
+        var moves: [(record: Fetched, new: StoredItem, alone: Bool)] = []
         for (record, replacement) in zip(fetched, plan.replacements) {
             guard ItemAttributes.of(replacement.old) == ItemAttributes.of(replacement.new) else {
-                moves.append((record, replacement.new))
+                moves.append((record, replacement.new, false))
                 continue
             }
+            if indexed, !record.isExternal, replacement.new.data.count > Self.aloneThreshold {
+                let shard = shardID(ofItem: record.path, group: replacement.new.group)
+                if !shard.holdsOneItem, (try writerIndex(for: replacement.new.group, service).sizes[shard] ?? 0) > 1 {
+                    moves.append((record, replacement.new, true))
+                    continue
+                }
+            }
             let envelope = ItemEnvelope(item: replacement.new, sequence: record.envelope.sequence)
-            let path = try create(
-                envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: true, external: record.isExternal, service)
-            if path != record.path {
-                _ = try deleteItem(record.path, service)
+            var path = record.path
+            if ItemAttributes.label(of: replacement.old) == ItemAttributes.label(of: replacement.new) {
+                try rewrite(envelope, at: record.path, external: record.isExternal, service)
+            } else {
+                path = try create(
+                    envelope, in: CollectionDirectory.collection(ofItem: record.path), replace: true, external: record.isExternal, service)
+                if path != record.path {
+                    _ = try deleteItem(record.path, service)
+                }
+            }
+            if !record.isExternal {
+                directory.rememberItems([(replacement.new.primaryKey, path)])
+                Self.currentHold?.note(replacement.new.primaryKey, RecentItems.Entry(path: path, envelope: envelope))
             }
         }
         // Moved keys are recorded in the index before their items exist, and the old keys
         // removed only once the old items are gone (and no new item took the same key).
-        let indexed = configuration.layout.masterPassword != nil
         var created: [String] = []
         do {
-            for (record, new) in moves {
+            for (record, new, alone) in moves {
                 // A new primary key moves the item to the end of its group, as in memory.
                 let keyChanged = record.envelope.item.primaryKey != new.primaryKey
                 let envelope = ItemEnvelope(item: new, sequence: keyChanged ? InsertionClock.next() : record.envelope.sequence)
                 var collection = CollectionDirectory.collection(ofItem: record.path)
                 let protection = new.accessibility.protection
-                if indexed && !record.isExternal && protection != record.envelope.item.accessibility.protection {
+                if alone {
+                    let shard = try writerIndex(for: new.group, service).shardForItemAlone(protection: protection)
+                    try indexes.append([.place(ShardIndex.Key(new.primaryKey), shard: shard)], to: new.group)
+                    collection = try writableCollection(for: new.group, shard: shard, service)
+                } else if indexed && !record.isExternal && protection != record.envelope.item.accessibility.protection {
                     // A new class lives in that class's shards, which the device's lock governs.
                     if let state = configuration.deviceLock?(), !state.allows(protection) { throw StorageError.deviceLocked(protection) }
                     let shard = try writerIndex(for: new.group, service).shardForNewItem(capacity: configuration.shardCapacity, protection: protection)
@@ -122,7 +185,12 @@ extension SecretServiceStore {
                     let shard = shardID(ofItem: record.path, group: new.group)
                     try indexes.append([.place(ShardIndex.Key(new.primaryKey), shard: shard)], to: new.group)
                 }
-                created.append(try create(envelope, in: collection, replace: false, external: record.isExternal, service))
+                let path = try create(envelope, in: collection, replace: false, external: record.isExternal, service)
+                created.append(path)
+                if !record.isExternal {
+                    directory.rememberItems([(new.primaryKey, path)])
+                    Self.currentHold?.note(new.primaryKey, RecentItems.Entry(path: path, envelope: envelope))
+                }
             }
         } catch {
             for path in created { try? client.deleteItem(service, path: path) }
@@ -130,9 +198,13 @@ extension SecretServiceStore {
         }
         let newKeys = Set(moves.map(\.new.primaryKey))
         var removed: [String: [ShardIndex.Record]] = [:]
-        for (record, _) in moves {
+        for (record, _, _) in moves {
             _ = try deleteItem(record.path, service)
             let old = record.envelope.item.primaryKey
+            if !newKeys.contains(old) {
+                directory.forgetItem(old)
+                Self.currentHold?.note(old, nil)
+            }
             if indexed && !newKeys.contains(old) { removed[old.group, default: []].append(.remove(ShardIndex.Key(old))) }
         }
         for (group, records) in removed { recordAfterChange(records, in: group) }
@@ -165,6 +237,7 @@ extension SecretServiceStore {
             _ = try deleteItem(path, service)
         }
         directory.forget(group)
+        recent.forget(group)
         let indexed = indexes.exists(group)
         if !collections.isEmpty || indexed {
             try indexes.replace(group, with: ShardIndex())

@@ -35,6 +35,8 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
 
     let client: SecretServiceClient
     let directory = CollectionDirectory()
+    /// Items read or written, kept while their group's version stands.
+    let recent = RecentItems()
     let locks: GroupLocks
     let indexes: ShardIndexFiles
     var logger: Logger { configuration.logger }
@@ -59,7 +61,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// when taken), then CreateItem; in the per-group layout the group's collection is created
     /// first when missing.
     public func add(_ item: StoredItem) throws(StorageError) {
-        try locks.withLocks([item.group]) { () throws(StorageError) in
+        try holdingLocks([item.group]) { () throws(StorageError) in
             // Numbered under the lock, so insertion order is the order adds got the lock.
             let envelope = ItemEnvelope(item: item, sequence: InsertionClock.next())
             try perform("add") { service in
@@ -87,7 +89,9 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                     try indexes.append([.place(ShardIndex.Key(item.primaryKey), shard: shard)], to: item.group)
                 }
                 let collection = try writableCollection(for: item.group, shard: shard, service)
-                _ = try create(envelope, in: collection, replace: true, service)
+                let path = try create(envelope, in: collection, replace: false, service)
+                directory.rememberItems([(item.primaryKey, path)])
+                Self.currentHold?.note(item.primaryKey, RecentItems.Entry(path: path, envelope: envelope))
             }
         }
     }
@@ -104,8 +108,12 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     }
 
     /// Applies `change` under the locks of the query's groups, checked first with ``UpdatePlan``.
+    /// An update the groups' indexes show to match nothing returns 0 without the locks: it
+    /// changes nothing, so, like a read, it needs no lock (MSAL writes every item update first,
+    /// then add, so every new item costs such an update).
     public func update(matching query: ItemQuery, with change: ItemChange, at date: Date) throws(StorageError) -> Int {
-        try locks.withLocks(query.groups) { () throws(StorageError) -> Int in
+        if try perform("update", { service in try indexesRecordNoMatch(for: query, service) }) { return 0 }
+        return try holdingLocks(query.groups) { () throws(StorageError) -> Int in
             try perform("update") { service in
                 let fetched = try fetch(query, writing: true, service)
                 guard !fetched.isEmpty else { return 0 }
@@ -121,7 +129,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// Deletes matches under the locks of the query's groups: item by item, or (per-group layout,
     /// whole groups) by deleting each group's collection in one call.
     public func delete(matching query: ItemQuery) throws(StorageError) -> Int {
-        try locks.withLocks(query.groups) { () throws(StorageError) -> Int in
+        try holdingLocks(query.groups) { () throws(StorageError) -> Int in
             try perform("delete") { service in
                 var deleted = 0
                 for group in Self.unique(query.groups) {
@@ -133,12 +141,43 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                     for record in try fetch(query.restricted(to: [group]), writing: true, service) where try deleteItem(record.path, service) {
                         deleted += 1
                         removed.append(.remove(ShardIndex.Key(record.envelope.item.primaryKey)))
+                        directory.forgetItem(record.envelope.item.primaryKey)
+                        Self.currentHold?.note(record.envelope.item.primaryKey, nil)
                     }
                     // The items are gone whatever happens to the record: a failure to write it is repaired later.
                     if configuration.layout.masterPassword != nil { recordAfterChange(removed, in: group) }
                 }
                 return deleted
             }
+        }
+    }
+
+    // MARK: Holding group locks
+
+    /// The hold of group locks the current thread is in, if any (``holdingLocks(_:_:)``).
+    @TaskLocal static var currentHold: LockHold?
+
+    /// Runs `body` holding the locks of `groups`, with each group's version made odd for the
+    /// hold and even, and new, at its end (``GroupLocks/beginChange(of:)``): what ``recent``
+    /// keeps of a group stands through a hold that succeeds, with the hold's changes applied,
+    /// and is forgotten after one that fails part-way.
+    func holdingLocks<T>(_ groups: [String], _ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+        try locks.withLocks(groups) { () throws(StorageError) -> T in
+            var starts: [String: UInt32] = [:]
+            for group in Set(groups) {
+                if let start = locks.beginChange(of: group) { starts[group] = start } else { recent.forget(group) }
+            }
+            let hold = LockHold(startVersions: starts)
+            let outcome = Self.$currentHold.withValue(hold) { Result { () throws(StorageError) -> T in try body() } }
+            for (group, start) in starts {
+                let end = locks.endChange(of: group)
+                if case .success = outcome, let end {
+                    recent.advance(group, from: start, to: end, changes: hold.changes(in: group))
+                } else {
+                    recent.forget(group)
+                }
+            }
+            return try outcome.get()
         }
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 /// gnome-keyring rewrites and re-encrypts a whole collection file on every change, so a write
 /// costs about 3 ms plus 0.05 ms per item already in its collection. A group therefore spreads
 /// over shards of at most ``SecretServiceStore/Configuration/shardCapacity`` items: new items
-/// go to the newest shard, and items never move. The index lets a write find an item's shard
+/// go to the oldest shard with room, and items never move. The index lets a write find an item's shard
 /// without gnome-keyring's service-wide search, which walks every item of every collection.
 ///
 /// The index is a hint the keyring confirms, never the truth: every lookup searches the shards
@@ -51,6 +51,10 @@ struct ShardIndex: Sendable, Equatable {
 
         /// `3`, `ck0`, `dk2`: as index records write it.
         var description: String { classCode + String(number) }
+
+        /// Whether this shard is one of those that hold one item alone (numbers from
+        /// ``ShardIndex/aloneBase``), which new items never go to.
+        var holdsOneItem: Bool { number >= ShardIndex.aloneBase }
 
         init?(_ text: Substring) {
             var protection = ProtectionClass.untilUnlocked
@@ -120,16 +124,27 @@ struct ShardIndex: Sendable, Equatable {
     private var pairShards: [Key: [ShardID: Int]] = [:]
     private var serviceShards: [UInt64: [ShardID: Int]] = [:]
 
-    /// The newest shard of `protection`: where its new items go while it has room.
-    func newestShard(_ protection: ProtectionClass) -> ShardID {
-        ShardID(protection, sizes.keys.filter { $0.protection == protection }.map(\.number).max() ?? 0)
+    /// The shard a new item of `protection` goes to: the class's oldest shard with room (deletes
+    /// leave room behind), or a new one after the newest when every shard is full. Filling
+    /// holes keeps the number of collections near what the items need: each one is a file
+    /// gnome-keyring looks at on every call, so shards emptied by deletes and never refilled
+    /// made every later call of every client dearer.
+    func shardForNewItem(capacity: Int, protection: ProtectionClass = .untilUnlocked) -> ShardID {
+        let shared = sizes.filter { $0.key.protection == protection && !$0.key.holdsOneItem }
+        let roomy = shared.filter { $0.value < capacity }.keys.map(\.number).min()
+        return ShardID(protection, roomy ?? shared.keys.map { $0.number + 1 }.max() ?? 0)
     }
 
-    /// The shard a new item of `protection` goes to: the class's newest, or the next one when
-    /// the newest is full.
-    func shardForNewItem(capacity: Int, protection: ProtectionClass = .untilUnlocked) -> ShardID {
-        let newest = newestShard(protection)
-        return (sizes[newest] ?? 0) < capacity ? newest : ShardID(protection, newest.number + 1)
+    /// Shard numbers from here up each hold one item: an item grown so big that every write to
+    /// a shard it shares would rewrite it too (gnome-keyring rewrites a whole collection file
+    /// on every change). MSAL's account-metadata item, one per client with an entry per account,
+    /// is such an item: hundreds of kilobytes at a thousand accounts, rewritten on every sign-in.
+    static let aloneBase = 1_000_000
+
+    /// A new shard of `protection` for one item alone.
+    func shardForItemAlone(protection: ProtectionClass) -> ShardID {
+        let used = sizes.keys.filter { $0.protection == protection && $0.holdsOneItem }.map(\.number).max()
+        return ShardID(protection, used.map { $0 + 1 } ?? Self.aloneBase)
     }
 
     /// The shards that may hold items with `account` and `service` (either may be nil), of any
@@ -228,7 +243,7 @@ struct ShardIndex: Sendable, Equatable {
         }
     }
 
-    /// Notes that `shard` exists (so an empty shard still counts as the newest).
+    /// Notes that `shard` exists (so an empty shard is filled before a new one opens).
     mutating func noteShard(_ shard: ShardID) {
         if sizes[shard] == nil { sizes[shard] = 0 }
     }
