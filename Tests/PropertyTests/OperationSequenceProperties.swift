@@ -65,6 +65,13 @@ struct OperationSequenceProperties {
         let keychains: [Keychain]
 
         init(store: any ItemStore, team: String) throws {
+            try self.init(stores: [store], team: team)
+        }
+
+        /// App `i` works through `stores[i % stores.count]`: with two stores of one keyring, as
+        /// apps in two processes do, each store's own knowledge (the items it keeps while the
+        /// group's version stands, the paths it last saw) meets the other's changes.
+        init(stores: [any ItemStore], team: String) throws {
             self.team = team
             let teamID = try TeamIdentifier(team)
             groups = ["\(team).com.microsoft.adalcache", "\(team).com.contoso.shared", "\(team).com.contoso.app0", "OTHERTEAM1.com.contoso.x"]
@@ -74,7 +81,7 @@ struct OperationSequenceProperties {
             keychains = try (0..<3).map { index in
                 let app = try AppIdentity(bundleID: "com.contoso.app\(index)", teamID: teamID,
                                           keychainAccessGroups: entitlements[index].map { try AccessGroup($0) })
-                return Keychain(app: app, store: store, now: now)
+                return Keychain(app: app, store: stores[index % stores.count], now: now)
             }
         }
 
@@ -140,12 +147,22 @@ struct OperationSequenceProperties {
         (TestBackend.memory, 300), (TestBackend.secretServicePerGroup, 60), (TestBackend.secretServiceSmallShards, 60), (TestBackend.secretService, 30),
     ])
     func backendsMatchTheModel(_ backend: TestBackend, cases: Int) throws {
-        let subjectStore = try backend.makeStore()
-        SeededProperty.check("operation sequences on \(backend)", count: cases, input: Self.sequences) { operations in
+        try check(backend, cases: cases, stores: 1)
+    }
+
+    @Test("two stores of one keyring, as two processes, give the model's statuses, results and final contents")
+    func twoStoresMatchTheModel() throws {
+        try check(.secretServiceSmallShards, cases: 60, stores: 2)
+    }
+
+    func check(_ backend: TestBackend, cases: Int, stores: Int) throws {
+        let subjectStores = try (0..<stores).map { _ in try backend.makeStore() }
+        let subjectStore = subjectStores[0]
+        SeededProperty.check("operation sequences on \(backend)\(stores > 1 ? " (\(stores) stores)" : "")", count: cases, input: Self.sequences) { operations in
             let team = TestBackend.uniqueTeamID()
             let modelStore = InMemoryStore()
             let model = try Fixture(store: modelStore, team: team)
-            let subject = try Fixture(store: subjectStore, team: team)
+            let subject = try Fixture(stores: subjectStores, team: team)
             defer { _ = try? subjectStore.delete(matching: ItemQuery(groups: subject.groups)) }
             for (index, operation) in operations.enumerated() {
                 let expected = model.perform(operation)
