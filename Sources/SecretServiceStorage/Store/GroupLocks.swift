@@ -47,11 +47,13 @@ struct GroupLocks: Sendable {
     /// The lock file of `group`: a readable prefix of the name, then a hash (names may hold any
     /// character, and two groups sharing a file would only serialise them more).
     func lockFile(for group: String) -> URL {
-        let readable = String(group.unicodeScalars.prefix(40).map { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "." || scalar == "-")
-                ? Character(scalar) : "_"
-        })
-        return directory.appendingPathComponent("\(readable)-\(GLibValues.sha256Hex(group).prefix(32)).lock")
+        words.lockFile(of: group) {
+            let readable = String(group.unicodeScalars.prefix(40).map { scalar in
+                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "." || scalar == "-")
+                    ? Character(scalar) : "_"
+            })
+            return directory.appendingPathComponent("\(readable)-\(GLibValues.sha256Hex(group).prefix(32)).lock")
+        }
     }
 
     // MARK: Versions
@@ -208,6 +210,19 @@ final class LockFileWords: Sendable {
 
     /// Mapped files by group.
     private let mappings = Mutex<[String: UnsafeMutableRawPointer]>([:])
+    /// Lock files by group: each name takes a SHA-256 of the group, and every operation asks.
+    private let files = Mutex<[String: URL]>([:])
+
+    /// The lock file of `group`, named by `name` the first time.
+    func lockFile(of group: String, named name: () -> URL) -> URL {
+        if let known = files.withLock({ $0[group] }) { return known }
+        let file = name()
+        files.withLock { files in
+            if files.count >= 4 * Self.limit { files.removeAll() }
+            files[group] = file
+        }
+        return file
+    }
 
     deinit {
         for base in mappings.withLock({ Array($0.values) }) { munmap(base, Self.size) }
