@@ -8,7 +8,9 @@
 # of their own) into a group the load runs then sign new users into (--group,
 # --allow-existing-data): so the floor is measured in the daemon state the runs meet, in the
 # same run of this script. The floor: N plain CreateItem calls, 32 (the shard
-# size) to a fresh collection, timed one by one; divided by the items MSAL's keychain writes add
+# size) to a fresh collection, timed one by one, before the runs and again after them, the two
+# pooled (so a machine whose speed drifts during the runs moves the floor as it moves ours);
+# divided by the items MSAL's keychain writes add
 # or change per sign-in (the load's trace counters; its update-then-add makes more write calls,
 # but an update that finds nothing writes nothing) it is the sign-in rate the daemon allows.
 #
@@ -17,7 +19,7 @@
 # ratio and PASS or FAIL; then the same as a Markdown block for the README. Exit status 0 when
 # every target passes, 1 when one fails.
 #
-#   bash scripts/compare-peers.sh                       # 1, 2, 4, 8 processes; 10 and 1000 accounts
+#   bash scripts/compare-peers.sh                       # 1, 2, 4, 8 processes; 10 and 1000 accounts; 128 sign-ins a run
 #   PROCESSES="1 4" PREFILLS="10 100" SIGNINS=16 FLOOR_CREATES=64 bash scripts/compare-peers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +27,7 @@ source scripts/setup.sh
 
 processes=(${PROCESSES:-1 2 4 8})
 prefills=(${PREFILLS:-10 1000})
-signins=${SIGNINS:-64}
+signins=${SIGNINS:-128}
 floor_creates=${FLOOR_CREATES:-256}
 shard=${SHARED_KEYCHAIN_SHARD_CAPACITY:-32}
 team=PEERCMP001
@@ -63,7 +65,7 @@ bus=$("$bin" keyring status --json --state-dir "$state" | python3 -c 'import jso
 peer() { DBUS_SESSION_BUS_ADDRESS="$bus" "$venv/bin/python" scripts/interop/peer_msal_extensions.py "$@"; }
 
 echo "peer: msal-extensions $peer_version; $signins sign-ins (additions) per run, shared among the processes;" \
-     "floor: $floor_creates raw CreateItem calls, $shard per fresh collection"
+     "floor: $floor_creates raw CreateItem calls before the runs and $floor_creates after, $shard per fresh collection"
 echo
 results="$work/results.jsonl"
 : >"$results"
@@ -88,16 +90,34 @@ PLIST
     seq 1 $((prefill - 1)) | xargs -P 2 -I{} "$bin" token signin --user "cached{}@peer.example" "${app[@]}" \
         --client-id 10ad7e57-0000-4000-8000-00000000a001 --family-id 1 --sharing-group "$group" >/dev/null 2>"$work/prefill.err" \
         || { cat "$work/prefill.err" >&2; exit 1; }
-    floor=$(peer floor --creates "$floor_creates" --shard "$shard")
+    # The floor is measured before and after the runs in this daemon state, and the two pooled:
+    # a machine that slows down or speeds up during the runs weighs on the floor as on ours.
+    peer floor --creates "$floor_creates" --shard "$shard" >"$work/floor-before.json"
     for count in "${processes[@]}"; do
         per_app=$((signins / count))
-        ours=$("$bin" load --state-dir "$state" --workload token --mix signin=100 --apps "$count" --operations "$per_app" \
+        "$bin" load --state-dir "$state" --workload token --mix signin=100 --apps "$count" --operations "$per_app" \
             --warmup 0 --items $((per_app * 20)) --team "$team" --group "$group" --allow-existing-data --timeout 120s --json \
-            2>"$work/load.err" || true)
-        [ -n "$ours" ] || sed 's/^/          (ours: /; s/$/)/' "$work/load.err"
+            >"$work/ours-$count.json" 2>"$work/load-$count.err" || true
         mkdir -p "$work/peer-$prefill-$count"
-        theirs=$(peer run --processes "$count" --additions "$signins" --prefill "$prefill" --work "$work/peer-$prefill-$count" \
-            2>"$work/peer-stderr")
+        peer run --processes "$count" --additions "$signins" --prefill "$prefill" --work "$work/peer-$prefill-$count" \
+            >"$work/theirs-$count.json" 2>"$work/peer-stderr-$count"
+        printf '.' >&2
+    done
+    echo >&2
+    peer floor --creates "$floor_creates" --shard "$shard" >"$work/floor-after.json"
+    floor=$(python3 - "$work/floor-before.json" "$work/floor-after.json" <<'PY'
+import json, sys
+halves = [json.load(open(path)) for path in sys.argv[1:]]
+timings = sorted(t for half in halves for t in half["timingsMs"])
+seconds = sum(half["seconds"] for half in halves)
+print(json.dumps({"creates": len(timings), "rate": round(len(timings) / seconds, 2), "p50ms": round(timings[len(timings) // 2], 3),
+                  "halves": [{"rate": half["rate"], "p50ms": half["p50ms"]} for half in halves]}))
+PY
+)
+    for count in "${processes[@]}"; do
+        ours=$(cat "$work/ours-$count.json")
+        [ -n "$ours" ] || sed 's/^/          (ours: /; s/$/)/' "$work/load-$count.err"
+        theirs=$(cat "$work/theirs-$count.json")
         python3 - "$count" "$prefill" "$ours" "$theirs" "$floor" "$results" <<'PY'
 import json, sys
 count, prefill, ours, theirs, floor, results = sys.argv[1:7]
@@ -128,10 +148,10 @@ print("%-9s %-9s %-18s %-10s %-11s %-12s %-7s %s" % (
 with open(results, "a") as out:
     out.write(json.dumps(row) + "\n")
 PY
-        warnings=$(grep -c "CRITICAL" "$work/peer-stderr" || true)
+        warnings=$(grep -c "CRITICAL" "$work/peer-stderr-$count" || true)
         [ "$warnings" -eq 0 ] || echo "          (msal-extensions' processes printed $warnings GLib CRITICAL warnings on standard error)"
     done
-    echo "          floor at $prefill accounts: $(python3 -c 'import json,sys; f=json.loads(sys.argv[1]); print("%s CreateItem/s, p50 %s ms" % (f["rate"], f["p50ms"]))' "$floor")"
+    echo "          floor at $prefill accounts: $(python3 -c 'import json,sys; f=json.loads(sys.argv[1]); h=f["halves"]; print("%s CreateItem/s, p50 %s ms (%d calls: before the runs %s/s, p50 %s ms; after %s/s, p50 %s ms)" % (f["rate"], f["p50ms"], f["creates"], h[0]["rate"], h[0]["p50ms"], h[1]["rate"], h[1]["p50ms"]))' "$floor")"
     "$bin" item delete "${app[@]}" --group "$group" --all >/dev/null 2>"$work/delete.err" || { cat "$work/delete.err" >&2; exit 1; }
 done
 echo

@@ -14,8 +14,8 @@ int sk_futex_wait_shared(uint32_t *word, uint32_t expected, int timeout_ms) {
     return (int)syscall(SYS_futex, word, FUTEX_WAIT, expected, &timeout, NULL, 0);
 }
 
-int sk_futex_wake_shared(uint32_t *word) {
-    return (int)syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+int sk_futex_wake_shared(uint32_t *word, int count) {
+    return (int)syscall(SYS_futex, word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
 
 uint32_t sk_atomic_load_u32(uint32_t *word) {

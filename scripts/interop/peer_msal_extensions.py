@@ -5,7 +5,7 @@ with distinct attributes, then a clear).
 `floor --creates N --shard S`: gnome-keyring's raw CreateItem rate, the floor a keychain write
 stands on: N plain `org.freedesktop.Secret.Collection.CreateItem` calls, S to a fresh collection
 (SharedKeychain's shard size), with attributes and secrets the size of SharedKeychain's, each
-timed; the collections are deleted after. Prints the rate and the p50 of one call.
+timed; the collections are deleted after. Prints the rate, the p50 of one call and every call's time.
 `cache --prefill K --out FILE`: MSAL Python's serialized cache with K accounts, to import.
 `run --processes N --additions M --prefill K --work DIR` prefills one libsecret-backed cache
 with K accounts (not timed), then starts N processes that together add M new accounts' tokens
@@ -150,7 +150,8 @@ def floor(creates, shard):
     ordered = sorted(timings)
     return {"floor": "CreateItem", "creates": len(timings), "shard": shard, "seconds": round(total, 3),
             "rate": round(len(timings) / total, 2) if total > 0 else 0,
-            "p50ms": round(1000 * ordered[len(ordered) // 2], 3) if ordered else 0}
+            "p50ms": round(1000 * ordered[len(ordered) // 2], 3) if ordered else 0,
+            "timingsMs": [round(1000 * t, 4) for t in timings]}
 
 
 def raw(count):

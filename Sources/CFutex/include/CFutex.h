@@ -11,8 +11,9 @@
 /// with errno set otherwise (EAGAIN: the word had changed already; ETIMEDOUT; EINTR).
 int sk_futex_wait_shared(uint32_t *word, uint32_t expected, int timeout_ms);
 
-/// Wakes every process and thread sleeping on `word`; returns how many, or -1 with errno.
-int sk_futex_wake_shared(uint32_t *word);
+/// Wakes at most `count` of the processes and threads sleeping on `word`; returns how many, or
+/// -1 with errno.
+int sk_futex_wake_shared(uint32_t *word, int count);
 
 /// `*word`, read atomically (sequentially consistent).
 uint32_t sk_atomic_load_u32(uint32_t *word);

@@ -134,7 +134,7 @@ struct GroupLocks: Sendable {
         if LockFileWords.Words.hasWaiters(descriptor),
             let shared = words.mapped(group: group) ?? words.mapped(lockFile(for: group).path, group: group, descriptor: descriptor)
         {
-            shared.wakeAll()
+            shared.wakeOne()
         }
         close(descriptor)
     }
@@ -182,9 +182,12 @@ final class LockFileWords: Sendable {
             _ = sk_futex_wait_shared(releasesWord, seen, milliseconds)
         }
 
-        func wakeAll() {
+        /// Wakes one waiter: only one can take the lock, and waking them all (eight apps signing
+        /// in at once) woke seven each time to find it taken again, on two cores the holder needs.
+        /// One that fails goes back to sleep; the next release wakes the next.
+        func wakeOne() {
             _ = sk_atomic_add_u32(releasesWord, 1)
-            _ = sk_futex_wake_shared(releasesWord)
+            _ = sk_futex_wake_shared(releasesWord, 1)
         }
 
         /// Makes the version odd (from an even one; an odd one, a holder that died mid-change,

@@ -38,7 +38,9 @@ extension SecretServiceStore {
         /// that look found no item of this store's schema there (the usual case): within it,
         /// operations make no extra search. An item another client writes is seen by a store at
         /// most this long after it was written; a new store (every CLI command) sees it at once.
-        /// 0: look on every operation.
+        /// It is also the longest the store serves an item it read or wrote itself while no
+        /// SharedKeychain process changed the group (a change by another client is seen within
+        /// it). 0: look on every operation, and keep nothing.
         public var foreignItemsRecheckInterval: Double = 1
         /// Receives debug messages (reconnects, unlocks, collections made); never secrets.
         public var logger: Logger
