@@ -7,7 +7,8 @@ import Synchronization
 /// update, and delete) is atomic across threads AND processes. Each acquisition opens its own
 /// descriptor, so two threads of one process exclude each other like two processes do.
 ///
-/// A waiter sleeps on a futex in the lock file (``WakeWord``) and its holder wakes it on release.
+/// A waiter sleeps on a futex in the lock file (``LockFileWords``) and the holder wakes one on
+/// release.
 /// A blocking `flock` cannot be bounded (a stopped holder would hang us), and polling with a
 /// back-off left the lock idle for up to the back-off after every release: with several apps
 /// signing in at once, a third of both cores sat idle. (An inotify watch woke waiters too, but

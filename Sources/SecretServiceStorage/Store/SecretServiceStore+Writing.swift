@@ -90,6 +90,19 @@ extension SecretServiceStore {
         }
     }
 
+    /// Notes where the item `envelope` holds now sits: for this store's reads of its key (the
+    /// path) and, under a hold, for what the store keeps once the hold ends.
+    func noteWritten(_ envelope: ItemEnvelope, at path: String) {
+        directory.rememberItems([(envelope.item.primaryKey, path)])
+        Self.currentHold?.note(envelope.item.primaryKey, RecentItems.Entry(path: path, envelope: envelope))
+    }
+
+    /// Notes that the item at `key` is gone.
+    func noteDeleted(_ key: PrimaryKey) {
+        directory.forgetItem(key)
+        Self.currentHold?.note(key, nil)
+    }
+
     /// Deletes one item; false when it was gone already.
     func deleteItem(_ path: String, _ service: ServiceHandle) throws -> Bool {
         do {
@@ -156,10 +169,7 @@ extension SecretServiceStore {
                     _ = try deleteItem(record.path, service)
                 }
             }
-            if !record.isExternal {
-                directory.rememberItems([(replacement.new.primaryKey, path)])
-                Self.currentHold?.note(replacement.new.primaryKey, RecentItems.Entry(path: path, envelope: envelope))
-            }
+            if !record.isExternal { noteWritten(envelope, at: path) }
         }
         // Moved keys are recorded in the index before their items exist, and the old keys
         // removed only once the old items are gone (and no new item took the same key).
@@ -187,10 +197,7 @@ extension SecretServiceStore {
                 }
                 let path = try create(envelope, in: collection, replace: false, external: record.isExternal, service)
                 created.append(path)
-                if !record.isExternal {
-                    directory.rememberItems([(new.primaryKey, path)])
-                    Self.currentHold?.note(new.primaryKey, RecentItems.Entry(path: path, envelope: envelope))
-                }
+                if !record.isExternal { noteWritten(envelope, at: path) }
             }
         } catch {
             for path in created { try? client.deleteItem(service, path: path) }
@@ -201,10 +208,7 @@ extension SecretServiceStore {
         for (record, _, _) in moves {
             _ = try deleteItem(record.path, service)
             let old = record.envelope.item.primaryKey
-            if !newKeys.contains(old) {
-                directory.forgetItem(old)
-                Self.currentHold?.note(old, nil)
-            }
+            if !newKeys.contains(old) { noteDeleted(old) }
             if indexed && !newKeys.contains(old) { removed[old.group, default: []].append(.remove(ShardIndex.Key(old))) }
         }
         for (group, records) in removed { recordAfterChange(records, in: group) }

@@ -89,9 +89,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                     try indexes.append([.place(ShardIndex.Key(item.primaryKey), shard: shard)], to: item.group)
                 }
                 let collection = try writableCollection(for: item.group, shard: shard, service)
-                let path = try create(envelope, in: collection, replace: false, service)
-                directory.rememberItems([(item.primaryKey, path)])
-                Self.currentHold?.note(item.primaryKey, RecentItems.Entry(path: path, envelope: envelope))
+                noteWritten(envelope, at: try create(envelope, in: collection, replace: false, service))
             }
         }
     }
@@ -141,8 +139,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                     for record in try fetch(query.restricted(to: [group]), writing: true, service) where try deleteItem(record.path, service) {
                         deleted += 1
                         removed.append(.remove(ShardIndex.Key(record.envelope.item.primaryKey)))
-                        directory.forgetItem(record.envelope.item.primaryKey)
-                        Self.currentHold?.note(record.envelope.item.primaryKey, nil)
+                        noteDeleted(record.envelope.item.primaryKey)
                     }
                     // The items are gone whatever happens to the record: a failure to write it is repaired later.
                     if configuration.layout.masterPassword != nil { recordAfterChange(removed, in: group) }

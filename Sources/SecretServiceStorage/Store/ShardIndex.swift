@@ -8,8 +8,9 @@ import Synchronization
 /// gnome-keyring rewrites and re-encrypts a whole collection file on every change, so a write
 /// costs about 3 ms plus 0.05 ms per item already in its collection. A group therefore spreads
 /// over shards of at most ``SecretServiceStore/Configuration/shardCapacity`` items: new items
-/// go to the oldest shard with room, and items never move. The index lets a write find an item's shard
-/// without gnome-keyring's service-wide search, which walks every item of every collection.
+/// go to the oldest shard with room, and items never move (but one that outgrows a shared shard,
+/// ``aloneBase``). The index lets a write find an item's shard without gnome-keyring's
+/// service-wide search, which walks every item of every collection.
 ///
 /// The index is a hint the keyring confirms, never the truth: every lookup searches the shards
 /// it names by the item's attributes. A record is appended BEFORE the item is created and a

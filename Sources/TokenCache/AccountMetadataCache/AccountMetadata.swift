@@ -25,6 +25,14 @@ struct AccountMetadataItem: Sendable, Hashable {
         /// `athority_map`: request authority to cache authority; emptied by `signed_out`.
         var authorityMap: JSONObject
         var state: SignInState
+
+        /// The entry's JSON object.
+        var fields: JSONObject {
+            [
+                "client_id": .string(clientID), "home_account_id": .string(homeAccountID),
+                "athority_map": .object(authorityMap), "sign_in_state": .string(state.rawValue),
+            ]
+        }
     }
 
     var clientID: String
@@ -72,14 +80,7 @@ struct AccountMetadataItem: Sendable, Hashable {
     var fields: JSONObject {
         var object = principal
         object["client_id"] = .string(clientID)
-        var map: JSONObject = [:]
-        for (key, entry) in entries {
-            map[key] = .object([
-                "client_id": .string(entry.clientID), "home_account_id": .string(entry.homeAccountID),
-                "athority_map": .object(entry.authorityMap), "sign_in_state": .string(entry.state.rawValue),
-            ])
-        }
-        object["account_metadata_map"] = .object(map)
+        object["account_metadata_map"] = .object(entries.mapValues { .object($0.fields) })
         return object
     }
 
@@ -143,31 +144,32 @@ enum AccountMetadataJSON {
             if let kept = known[key], kept.entry == entry {
                 pieces[key] = kept
             } else {
-                pieces[key] = (entry, try member(key, try encoder.encode(EntryForm(entry: entry)), encoder))
+                pieces[key] = (entry, try member(key, try encoder.encode(JSONValue.object(entry.fields)), encoder))
             }
         }
         remembered.withLock { remembered in
             if remembered.count >= limit && remembered[service] == nil { remembered.removeAll() }
             remembered[service] = pieces
         }
-        var map = Data()
-        map.reserveCapacity(pieces.values.reduce(2) { $0 + $1.json.count + 1 })
-        map.append(UInt8(ascii: "{"))
-        for (index, key) in pieces.keys.sorted(by: inEncoderOrder).enumerated() {
-            if index > 0 { map.append(UInt8(ascii: ",")) }
-            map.append(pieces[key]?.json ?? Data())
-        }
-        map.append(UInt8(ascii: "}"))
-        var top: [(key: String, json: Data)] = []
+        let map = object(pieces.mapValues(\.json))
+        var top: [String: Data] = [:]
         for (name, value) in item.principal where name != "client_id" && name != "account_metadata_map" {
-            top.append((name, try member(name, try encoder.encode(value), encoder)))
+            top[name] = try member(name, try encoder.encode(value), encoder)
         }
-        top.append(("client_id", try member("client_id", try encoder.encode(item.clientID), encoder)))
-        top.append(("account_metadata_map", try member("account_metadata_map", map, encoder)))
-        var object = Data([UInt8(ascii: "{")])
-        for (index, field) in top.sorted(by: { inEncoderOrder($0.key, $1.key) }).enumerated() {
+        top["client_id"] = try member("client_id", try encoder.encode(item.clientID), encoder)
+        top["account_metadata_map"] = try member("account_metadata_map", map, encoder)
+        return object(top)
+    }
+
+    /// `{<member>,<member>...}`, the members (`"<key>":<value>`, by key) in `JSONEncoder`'s
+    /// `.sortedKeys` order: by the keys' UTF-8 bytes.
+    private static func object(_ members: [String: Data]) -> Data {
+        var object = Data()
+        object.reserveCapacity(members.values.reduce(2) { $0 + $1.count + 1 })
+        object.append(UInt8(ascii: "{"))
+        for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
             if index > 0 { object.append(UInt8(ascii: ",")) }
-            object.append(field.json)
+            object.append(members[key] ?? Data())
         }
         object.append(UInt8(ascii: "}"))
         return object
@@ -179,26 +181,6 @@ enum AccountMetadataJSON {
         member.append(UInt8(ascii: ":"))
         member.append(value)
         return member
-    }
-
-    /// `JSONEncoder`'s `.sortedKeys` order: by the keys' UTF-8 bytes.
-    private static func inEncoderOrder(_ first: String, _ second: String) -> Bool {
-        first.utf8.lexicographicallyPrecedes(second.utf8)
-    }
-
-    /// One entry's JSON object.
-    private struct EntryForm: Encodable {
-        let entry: AccountMetadataItem.Entry
-        enum CodingKeys: String, CodingKey {
-            case clientID = "client_id", homeAccountID = "home_account_id", authorityMap = "athority_map", state = "sign_in_state"
-        }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(entry.clientID, forKey: .clientID)
-            try container.encode(entry.homeAccountID, forKey: .homeAccountID)
-            try container.encode(entry.authorityMap, forKey: .authorityMap)
-            try container.encode(entry.state.rawValue, forKey: .state)
-        }
     }
 }
 
