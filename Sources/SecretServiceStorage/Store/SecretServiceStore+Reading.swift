@@ -96,6 +96,10 @@ extension SecretServiceStore {
         if !locked.isEmpty { try handleLocked(locked, service) }
         directory.noteUnlocked(Set(secrets.keys.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
         let decoder = JSONDecoder()
+        // What the attribute search held every item found to: a record that contradicts it is
+        // damaged. An empty service is no search term (``ItemAttributes/matching(_:in:)``).
+        var searched = query
+        if query.service == "" { searched.service = nil }
         var result: [Fetched] = []
         result.reserveCapacity(allPaths.count)
         // Whether the daemon was checked this fetch: once is enough for every plain secret.
@@ -128,11 +132,12 @@ extension SecretServiceStore {
                     envelope = external
                     isExternal = true
                 }
-                guard envelope.item.group == group, query.matchesSearchable(envelope.item) else {
+                guard envelope.item.group == group, searched.matchesSearchable(envelope.item) else {
                     throw StorageError.corruptItem(
                         location: path, reason: "its attributes do not match the record in its secret")
                 }
-                guard query.filters.matches(envelope.item) else { continue }
+                // What was not searched for (the empty service) is matched here, like the filters.
+                guard query.matchesSearchable(envelope.item), query.filters.matches(envelope.item) else { continue }
                 records.append(Fetched(path: path, envelope: envelope, isExternal: isExternal))
             }
             records.sort { ($0.envelope.sequence, $0.path) < ($1.envelope.sequence, $1.path) }
