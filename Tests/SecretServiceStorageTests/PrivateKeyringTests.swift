@@ -126,4 +126,56 @@ struct PrivateKeyringTests {
         #expect(status.running)
         #expect(try keyring.start().pid == status.pid)
     }
+
+    /// The processes whose command line or environment names `needle`, read from /proc here
+    /// rather than through the code under test.
+    static func processes(mentioning needle: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            ["cmdline", "environ"].contains { file in
+                let data = FileManager.default.contents(atPath: "/proc/\(pid)/\(file)") ?? Data()
+                let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+                // A zombie has gone already.
+                return !stat.contains(") Z ") && String(decoding: data, as: UTF8.self).contains(needle)
+            }
+        }
+    }
+
+    /// Issue 27, finding 6: a FIFO in place of keyring.json refused every command, but each
+    /// start left a dbus-daemon (and a gnome-keyring-daemon) running that `stop` never found.
+    @Test("a start refused for a FIFO in place of keyring.json starts nothing and says what to remove")
+    func refusedStartLeavesNothing() throws {
+        let directory = Fixture.stateDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyring = PrivateKeyring(stateDirectory: directory)
+        defer { _ = try? keyring.stop() }
+        _ = try keyring.masterPassword()  // the state directory
+        let state = directory.appendingPathComponent("keyring.json").path
+        try #require(mkfifo(state, 0o600) == 0)
+        #expect {
+            try keyring.start()
+        } throws: { error in
+            "\(error)".contains(state) && "\(error)".contains("a FIFO") && "\(error)".contains("rm ")
+        }
+        #expect(Self.processes(mentioning: directory.path).isEmpty)
+    }
+
+    @Test("stop ends the daemons of a start that keyring.json does not record")
+    func stopEndsUnrecordedDaemons() throws {
+        let directory = Fixture.stateDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyring = PrivateKeyring(stateDirectory: directory)
+        defer { _ = try? keyring.stop() }
+        let started = try keyring.start()
+        let pid = try #require(started.pid)
+        let busPid = try #require(started.busPid)
+        // The record is lost (a FIFO in its place): the daemons run on, unrecorded.
+        let state = directory.appendingPathComponent("keyring.json").path
+        try #require(unlink(state) == 0 && mkfifo(state, 0o600) == 0)
+        #expect(keyring.status().running == false)
+        try keyring.stop()
+        #expect(ProcessTable.waitForExit(pid, named: "gnome-keyring-daemon", seconds: 10))
+        #expect(ProcessTable.waitForExit(busPid, named: "dbus-daemon", seconds: 10))
+        #expect(Self.processes(mentioning: directory.path).isEmpty)
+    }
 }

@@ -23,7 +23,7 @@ public final class PrivateKeyring: Sendable {
     public let stateDirectory: URL
     /// How long to wait for each daemon to start or stop.
     public let startTimeout: Double
-    private let logger: Logger
+    let logger: Logger
 
     /// A keyring in `stateDirectory` (created 0700 on first use); nothing starts until ``start()``.
     public init(
@@ -53,13 +53,14 @@ public final class PrivateKeyring: Sendable {
 
     /// A store configuration for this keyring: its bus, its lock directory, and either one
     /// collection per access group (the default) or the keyring's default collection.
+    /// `timeout` bounds each call to the daemon and each wait for a group's lock.
     public func storeConfiguration(
         collectionPerGroup: Bool = true, timeout: Double = 5, logger: Logger? = nil
     ) throws(PrivateKeyringError) -> SecretServiceStore.Configuration {
         let layout: SecretServiceStore.Layout =
             collectionPerGroup ? .collectionPerGroup(masterPassword: try masterPassword()) : .defaultCollection
         var configuration = SecretServiceStore.Configuration(
-            busAddress: busAddress, layout: layout, lockDirectory: lockDirectory, timeout: timeout)
+            busAddress: busAddress, layout: layout, lockDirectory: lockDirectory, timeout: timeout, lockTimeout: timeout)
         if let logger { configuration.logger = logger }
         configuration.restartService = { [self] in _ = try start() }
         return configuration
@@ -74,9 +75,13 @@ public final class PrivateKeyring: Sendable {
     public func start() throws(PrivateKeyringError) -> KeyringStatus {
         try prepareDirectories()
         return try withStateLock { () throws(PrivateKeyringError) -> KeyringStatus in
+            try checkStateFile()
             let password = try loadOrCreatePassword()
             var busPid: Int32
             var probe: BusProbe
+            // What this start began, ended again if it fails: nothing it starts may outlive it
+            // unrecorded (the daemon is found by its bus; see ``stopLeftovers(only:)``).
+            var started: Set<String> = []
             if let saved = readState(), ProcessTable.isRunning(saved.busPid, named: "dbus-daemon"),
                 let live = try? BusProbe(address: saved.bus, timeout: 2)
             {
@@ -102,13 +107,25 @@ public final class PrivateKeyring: Sendable {
                     }
                     ProcessTable.terminate(saved.busPid, named: "dbus-daemon", seconds: startTimeout)
                 }
+                // And daemons of an earlier start that no keyring.json recorded.
+                stopLeftovers()
                 busPid = try startBus()
-                probe = try connectToNewBus()
+                started.insert("dbus-daemon")
+                do throws(PrivateKeyringError) { probe = try connectToNewBus() } catch {
+                    stopLeftovers(only: started)
+                    throw error
+                }
             }
-            try startDaemon(password: password, probe: probe)
-            let state = KeyringState(
-                bus: probe.address, busPid: busPid, keyringPid: probe.processID(of: Self.secretServiceName))
-            try writeState(state)
+            started.insert("gnome-keyring-daemon")
+            let state: KeyringState
+            do throws(PrivateKeyringError) {
+                try startDaemon(password: password, probe: probe)
+                state = KeyringState(bus: probe.address, busPid: busPid, keyringPid: probe.processID(of: Self.secretServiceName))
+                try writeState(state)
+            } catch {
+                stopLeftovers(only: started)
+                throw error
+            }
             logger.debug(
                 "private keyring started",
                 metadata: ["bus": "\(state.bus)", "pid": "\(state.keyringPid.map(String.init) ?? "?")"])
@@ -137,6 +154,8 @@ public final class PrivateKeyring: Sendable {
                 try? FileManager.default.removeItem(at: stateFile)
                 logger.debug("private keyring stopped", metadata: ["bus": "\(saved.bus)"])
             }
+            // Whatever keyring.json does not record (a start that could not write it).
+            stopLeftovers()
             unlink(socketPath)
             if socketPath.hasPrefix(shortSocketDirectory) { rmdir(shortSocketDirectory) }
             return status(saved: nil)
@@ -221,53 +240,15 @@ public final class PrivateKeyring: Sendable {
         try probe.waitForOwner(of: Self.secretServiceName, seconds: startTimeout)
     }
 
-    private func busConfiguration() -> String {
-        """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <!-- A private session bus for the shared-keychain keyring. It activates nothing: a bus
-             that could start gnome-keyring on demand might start one on the user's own keyring. -->
-        <busconfig>
-          <type>session</type>
-          <keep_umask/>
-          <listen>unix:path=\(Self.xmlEscaped(socketPath))</listen>
-          <auth>EXTERNAL</auth>
-          <servicedir>\(Self.xmlEscaped(servicesDirectory.path))</servicedir>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-          <!-- The limits of the standard session bus (dbus-daemon's built-in ones are a system
-               bus's: 128 pending replies per connection fails libsecret's per-item loading of
-               any search with more results). -->
-          <limit name="max_incoming_bytes">1000000000</limit>
-          <limit name="max_incoming_unix_fds">250000000</limit>
-          <limit name="max_outgoing_bytes">1000000000</limit>
-          <limit name="max_outgoing_unix_fds">250000000</limit>
-          <limit name="max_message_size">1000000000</limit>
-          <limit name="auth_timeout">240000</limit>
-          <limit name="pending_fd_timeout">150000</limit>
-          <limit name="max_completed_connections">100000</limit>
-          <limit name="max_incomplete_connections">10000</limit>
-          <limit name="max_connections_per_user">100000</limit>
-          <limit name="max_names_per_connection">50000</limit>
-          <limit name="max_match_rules_per_connection">50000</limit>
-          <limit name="max_replies_per_connection">50000</limit>
-        </busconfig>
-
-        """
-    }
-
     // MARK: Files
 
-    private var stateFile: URL { stateDirectory.appendingPathComponent("keyring.json") }
+    var stateFile: URL { stateDirectory.appendingPathComponent("keyring.json") }
     private var passwordFile: URL { stateDirectory.appendingPathComponent("password") }
-    private var configFile: URL { stateDirectory.appendingPathComponent("bus.conf") }
+    var configFile: URL { stateDirectory.appendingPathComponent("bus.conf") }
     private var lockFile: URL { stateDirectory.appendingPathComponent("keyring.lock") }
-    private var dataDirectory: URL { stateDirectory.appendingPathComponent("data") }
+    var dataDirectory: URL { stateDirectory.appendingPathComponent("data") }
     private var runtimeDirectory: URL { stateDirectory.appendingPathComponent("run") }
-    private var servicesDirectory: URL { stateDirectory.appendingPathComponent("bus-services") }
+    var servicesDirectory: URL { stateDirectory.appendingPathComponent("bus-services") }
 
     /// `<state>/bus`, or `/tmp/shared-keychain-<uid>-<hash>/bus` when that is longer than a unix
     /// socket path may be (107 bytes).
@@ -393,11 +374,6 @@ public final class PrivateKeyring: Sendable {
             pause = min(pause * 2, 50_000)
         }
         return try body()
-    }
-
-    private static func xmlEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
     }
 }
 

@@ -138,15 +138,19 @@ enum ProcessTable {
     /// Whether `pid` runs (not a zombie) and its command name starts with `name` (the kernel
     /// keeps 15 characters): a recycled pid of another program does not count.
     static func isRunning(_ pid: Int32, named name: String) -> Bool {
-        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else {
-            return false
-        }
+        guard let status = status(of: pid), status.state != "Z", status.state != "X" else { return false }
+        return status.command == String(name.prefix(15))
+    }
+
+    /// The command name and the state letter (`R`, `S`, `D`, `T` stopped, `t` traced, `Z`
+    /// zombie, ...) of `pid`, from `/proc/<pid>/stat`; nil when there is no such process.
+    static func status(of pid: Int32) -> (command: String, state: String)? {
+        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return nil }
         // "pid (comm) S ...": the command may hold spaces or parentheses, so split at the last ')'.
-        guard let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return false }
-        let command = String(stat[stat.index(after: open)..<close])
-        let state = stat[stat.index(after: close)...].split(separator: " ").first
-        guard state != "Z", state != "X" else { return false }
-        return command == String(name.prefix(15))
+        guard let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"), open < close,
+            let state = stat[stat.index(after: close)...].split(separator: " ").first
+        else { return nil }
+        return (String(stat[stat.index(after: open)..<close]), String(state))
     }
 
     /// Sends SIGTERM, waits up to `seconds` for the process to go, then SIGKILL and waits again.
@@ -187,5 +191,23 @@ enum ProcessTable {
             pause = min(pause * 2, 50_000)
         }
         return true
+    }
+}
+
+extension ProcessTable {
+    /// The processes of this user called `name` whose command line and environment (each a list
+    /// of `NUL`-separated entries from /proc) satisfy `matches`.
+    static func find(named name: String, where matches: (_ arguments: [String], _ environment: [String]) -> Bool) -> [Int32] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        return names.compactMap(Int32.init).filter { pid in
+            guard isRunning(pid, named: name) else { return false }
+            return matches(entries(of: pid, "cmdline"), entries(of: pid, "environ"))
+        }.sorted()
+    }
+
+    /// `/proc/<pid>/<file>` split at its `NUL`s; empty when it cannot be read (another user's).
+    private static func entries(of pid: Int32, _ file: String) -> [String] {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/\(file)") else { return [] }
+        return data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     }
 }
