@@ -34,7 +34,8 @@ extension Device {
     }
 
     /// Opens the device's keychain in `kind`, starting the private keyring when it is not
-    /// running. The device's lock state protects items by class on the private keyring and in
+    /// running. `timeout` bounds each call to the Secret Service and each wait for a group's
+    /// lock (a stopped or hung app holding it). The device's lock state protects items by class on the private keyring and in
     /// memory; the user's keyring has no device around it.
     ///
     /// - Throws: ``PrivateKeyringError`` when the private keyring cannot start,
@@ -47,7 +48,7 @@ extension Device {
         case .memory:
             return InMemoryStore(deviceLock: lockProvider())
         case .user:
-            var configuration = SecretServiceStore.Configuration(layout: .defaultCollection, timeout: timeout)
+            var configuration = SecretServiceStore.Configuration(layout: .defaultCollection, timeout: timeout, lockTimeout: timeout)
             configuration.logger = logger
             return try SecretServiceStore(configuration: configuration)
         case .private:

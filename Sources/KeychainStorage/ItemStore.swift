@@ -70,6 +70,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case unavailable(String)
     /// The backend did not answer in time.
     case timedOut(operation: String, seconds: Double)
+    /// Another process held the lock of an access group for the whole wait (`seconds`); nothing
+    /// was changed. `lockFile` is the group's lock file; `holder` the process holding it, when
+    /// the system tells.
+    case lockTimedOut(group: String, lockFile: String, seconds: Double, holder: LockHolder?)
     /// A stored item could not be decoded (written by something else, or damaged).
     case corruptItem(location: String, reason: String)
     /// An opt-in policy wrapped around the store (guarded delete) refused the operation;
@@ -94,6 +98,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
             message
         case .timedOut(let operation, let seconds):
             "the Secret Service did not answer '\(operation)' within \(seconds) s; is the daemon hung? (raise the limit with --timeout)"
+        case .lockTimedOut(let group, let lockFile, let seconds, let holder):
+            "access group '\(group)' stayed locked for \(seconds) s: its lock file \(lockFile) is held by "
+                + (holder.map(String.init(describing:))
+                    ?? "a process the system does not name (see `cat /proc/locks`); retry, or wait longer with --timeout")
         case .corruptItem(let location, let reason):
             "the stored item at \(location) cannot be read: \(reason)"
         case .refused(_, let message):

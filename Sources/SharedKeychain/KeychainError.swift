@@ -29,7 +29,7 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
             case .versionConflict: .versionConflict
             case .locked, .deviceLocked: .interactionNotAllowed
             case .unavailable: .notAvailable
-            case .timedOut, .backend: .io
+            case .timedOut, .lockTimedOut, .backend: .io
             case .corruptItem: .decode
             // A policy denies the app rights over the items: the same answer as a group it
             // is not entitled to, and as final.

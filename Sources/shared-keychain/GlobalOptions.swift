@@ -58,7 +58,7 @@ struct GlobalOptions: ParsableArguments, CommandOptions {
     var keyring: KeyringKind = .private
 
     @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp(
-        "Give up on a Secret Service call after this long: 500ms, 5s, 1m; a bare number is seconds.", valueName: "duration"))
+        "Give up on a Secret Service call, or on waiting for a group's lock, after this long: 500ms, 5s, 1m; a bare number is seconds.", valueName: "duration"))
     var timeoutDuration = WrittenDuration(seconds: 5)
 
     /// `--timeout` in seconds.

@@ -13,10 +13,18 @@ enum CallDeadline {
     @TaskLocal static var operationEnd: ContinuousClock.Instant?
 
     /// Runs `body` as one operation of at most `seconds` (or less, inside a shorter one).
-    static func operation<T>(seconds: Double, _ body: () throws -> T) rethrows -> T {
+    static func operation<T, E: Error>(seconds: Double, _ body: () throws(E) -> T) throws(E) -> T {
         var end = ContinuousClock.now.advanced(by: .milliseconds(Int64(min(seconds, 86_400) * 1000)))
         if let outer = operationEnd, outer < end { end = outer }
-        return try $operationEnd.withValue(end, operation: body)
+        // Through a Result: the task-local's `withValue` rethrows, which would lose the type.
+        return try $operationEnd.withValue(end) { Result(catching: body) }.get()
+    }
+
+    /// `seconds`, or what is left of the current operation if less (0 when nothing is).
+    static func remaining(within seconds: Double) -> Double {
+        guard let end = operationEnd else { return seconds }
+        let left = ContinuousClock.now.duration(to: end)
+        return max(0, min(seconds, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18))
     }
 
     /// Runs `body` with a cancellable that fires after `seconds` (or when the operation's time
@@ -62,13 +70,11 @@ extension CallDeadline {
 
     /// `seconds`, or what is left of the current operation if less; fails when nothing is left.
     fileprivate static func allowance(_ seconds: Double, call: String) throws(GLibFailure) -> Double {
-        guard let end = operationEnd else { return seconds }
-        let left = ContinuousClock.now.duration(to: end)
-        let leftSeconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
-        guard leftSeconds > 0 else {
+        let left = remaining(within: seconds)
+        guard left > 0 else {
             throw GLibFailure(call: call, message: "the operation's time ran out before this call", kind: .timedOut)
         }
-        return min(seconds, leftSeconds)
+        return left
     }
 }
 

@@ -1,7 +1,5 @@
-import CFutex
 import Foundation
 import KeychainStorage
-import Synchronization
 
 /// Exclusive `flock`s on one file per access group, so that "check the key, then create" (and
 /// update, and delete) is atomic across threads AND processes. Each acquisition opens its own
@@ -98,16 +96,18 @@ struct GroupLocks: Sendable {
         case .missing:
             throw SafeFile.posixError(ENOENT, "cannot create the lock file \(path)")
         }
-        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return descriptor }
-        let deadline = Date().addingTimeInterval(waitLimit)
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return held(descriptor) }
+        // Within the operation's own deadline, when it has one (``SecretServiceStore/holdingLocks(_:_:)``).
+        let limit = (CallDeadline.remaining(within: waitLimit) * 1000).rounded() / 1000
+        let deadline = Date().addingTimeInterval(limit)
         let shared = words.mapped(path, group: group, descriptor: descriptor)
         // Counted before the next attempt: a holder letting go after it sees the count and wakes us.
         shared?.addWaiter(1)
         defer { shared?.addWaiter(-1) }
         var pause: Int32 = 1
         while true {
-            let seen = shared?.releases ?? 0
-            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return descriptor }
+            let seen = shared?.releases
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return held(descriptor) }
             let code = errno
             guard code == EWOULDBLOCK || code == EINTR else {
                 close(descriptor)
@@ -115,18 +115,26 @@ struct GroupLocks: Sendable {
             }
             let remaining = deadline.timeIntervalSinceNow
             if remaining <= 0 {
+                let holder = LockHolder.ofFlock(on: descriptor)
                 close(descriptor)
-                throw .timedOut(operation: "lock access group '\(group)'", seconds: waitLimit)
+                throw .lockTimedOut(group: group, lockFile: path, seconds: limit, holder: holder)
             }
             let milliseconds = Int32(min(remaining * 1000 + 1, Double(Self.recheckMilliseconds)))
-            if let shared {
+            if let shared, let seen {
                 shared.wait(whileReleasesAre: seen, milliseconds: milliseconds)
             } else {
-                // The file could not be mapped: poll with a short, growing back-off.
+                // The file could not be mapped, or is cut short: poll with a short, growing back-off.
                 usleep(UInt32(min(pause, milliseconds)) * 1000)
                 pause = min(pause * 2, 4)
             }
         }
+    }
+
+    /// A descriptor whose lock was just taken, its file given back the words' size if another
+    /// process cut it short (the words work again: ``LockFileWords``).
+    private func held(_ descriptor: Int32) -> Int32 {
+        LockFileWords.restoreSize(descriptor)
+        return descriptor
     }
 
     /// Unlocks, wakes whoever waits for the lock, and closes.
@@ -153,112 +161,5 @@ struct GroupLocks: Sendable {
                 domain: "shared-keychain.locks", code: 0,
                 message: "cannot create the lock directory \(directory.path): \(error.localizedDescription)")
         }
-    }
-}
-
-/// The first 16 bytes of each lock file, mapped shared and kept mapped for the store's life:
-/// `releases` (at 0, the futex word waiters sleep on, counting releases that had waiters),
-/// `waiters` (at 4), and the group's `version` (at 8). The lock itself is the `flock`, never
-/// these. Lock files of earlier versions are empty: they grow to 16 bytes on first use.
-final class LockFileWords: Sendable {
-    static let size = 16
-    /// Files mapped at most; past it, a group works unmapped (polling waits, nothing kept).
-    static let limit = 256
-
-    /// One mapped lock file.
-    struct Words: @unchecked Sendable {
-        let base: UnsafeMutableRawPointer
-
-        private var releasesWord: UnsafeMutablePointer<UInt32> { base.assumingMemoryBound(to: UInt32.self) }
-        private var waitersWord: UnsafeMutablePointer<UInt32> { (base + 4).assumingMemoryBound(to: UInt32.self) }
-        private var versionWord: UnsafeMutablePointer<UInt32> { (base + 8).assumingMemoryBound(to: UInt32.self) }
-
-        var releases: UInt32 { sk_atomic_load_u32(releasesWord) }
-        var version: UInt32 { sk_atomic_load_u32(versionWord) }
-
-        func addWaiter(_ delta: Int32) { _ = sk_atomic_add_u32(waitersWord, delta) }
-
-        /// Sleeps until a release changes the count from `seen`, or `milliseconds` pass.
-        func wait(whileReleasesAre seen: UInt32, milliseconds: Int32) {
-            _ = sk_futex_wait_shared(releasesWord, seen, milliseconds)
-        }
-
-        /// Wakes one waiter: only one can take the lock, and waking them all (eight apps signing
-        /// in at once) woke seven each time to find it taken again, on two cores the holder needs.
-        /// One that fails goes back to sleep; the next release wakes the next.
-        func wakeOne() {
-            _ = sk_atomic_add_u32(releasesWord, 1)
-            _ = sk_futex_wake_shared(releasesWord, 1)
-        }
-
-        /// Makes the version odd (from an even one; an odd one, a holder that died mid-change,
-        /// moves on by two); returns what it was.
-        func beginChange() -> UInt32 {
-            let before = version
-            _ = sk_atomic_add_u32(versionWord, before % 2 == 0 ? 1 : 2)
-            return before
-        }
-
-        /// Makes the version even again; returns it.
-        func endChange() -> UInt32 {
-            sk_atomic_add_u32(versionWord, version % 2 == 0 ? 2 : 1)
-        }
-
-        /// Whether anyone waits on the lock file of `descriptor`, read without mapping it: a hint
-        /// (a waiter counts itself before it tries the lock, so one that failed is seen here).
-        static func hasWaiters(_ descriptor: Int32) -> Bool {
-            var waiters: UInt32 = 0
-            return pread(descriptor, &waiters, 4, 4) == 4 && waiters != 0
-        }
-    }
-
-    /// Mapped files by group.
-    private let mappings = Mutex<[String: UnsafeMutableRawPointer]>([:])
-    /// Lock files by group: each name takes a SHA-256 of the group, and every operation asks.
-    private let files = Mutex<[String: URL]>([:])
-
-    /// The lock file of `group`, named by `name` the first time.
-    func lockFile(of group: String, named name: () -> URL) -> URL {
-        if let known = files.withLock({ $0[group] }) { return known }
-        let file = name()
-        files.withLock { files in
-            if files.count >= 4 * Self.limit { files.removeAll() }
-            files[group] = file
-        }
-        return file
-    }
-
-    deinit {
-        for base in mappings.withLock({ Array($0.values) }) { munmap(base, Self.size) }
-    }
-
-    /// The words of `group`'s lock file if they are mapped already.
-    func mapped(group: String) -> Words? {
-        mappings.withLock { $0[group] }.map(Words.init(base:))
-    }
-
-    /// The words of `group`'s lock file at `path`, mapped on first use (through `descriptor`
-    /// when given, else opened for the purpose); nil when it cannot be mapped.
-    func mapped(_ path: String, group: String, descriptor: Int32? = nil) -> Words? {
-        mappings.withLock { (mappings: inout [String: UnsafeMutableRawPointer]) -> Words? in
-            if let base = mappings[group] { return Words(base: base) }
-            guard mappings.count < Self.limit, let base = Self.map(path, descriptor: descriptor) else { return nil }
-            mappings[group] = base
-            return Words(base: base)
-        }
-    }
-
-    private static func map(_ path: String, descriptor given: Int32?) -> UnsafeMutableRawPointer? {
-        var descriptor = given ?? -1
-        if given == nil {
-            guard case .regular(let opened)? = try? SafeFile.open(path, O_RDWR | O_CREAT) else { return nil }
-            descriptor = opened
-        }
-        defer { if given == nil { close(descriptor) } }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return nil }
-        if status.st_size < size, ftruncate(descriptor, off_t(size)) != 0 { return nil }
-        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED else { return nil }
-        return base
     }
 }

@@ -157,8 +157,16 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// Runs `body` holding the locks of `groups`, with each group's version made odd for the
     /// hold and even, and new, at its end (``GroupLocks/beginChange(of:)``): what ``recent``
     /// keeps of a group stands through a hold that succeeds, with the hold's changes applied,
-    /// and is forgotten after one that fails part-way.
+    /// and is forgotten after one that fails part-way. The wait for the locks and the calls
+    /// made under them share one deadline: a call does not get its whole limit again after
+    /// waiting out most of it for a lock.
     func holdingLocks<T>(_ groups: [String], _ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+        try CallDeadline.operation(seconds: max(configuration.timeout, configuration.lockTimeout)) { () throws(StorageError) -> T in
+            try holdingLocksNow(groups, body)
+        }
+    }
+
+    private func holdingLocksNow<T>(_ groups: [String], _ body: () throws(StorageError) -> T) throws(StorageError) -> T {
         try locks.withLocks(groups) { () throws(StorageError) -> T in
             var starts: [String: UInt32] = [:]
             for group in Set(groups) {
@@ -240,14 +248,8 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// restarted or vanished, re-runs after an unlock, and maps every failure to a StorageError.
     /// The whole operation, retries included, gets ``Configuration/timeout``.
     func perform<T>(_ operation: String, _ body: (ServiceHandle) throws -> T) throws(StorageError) -> T {
-        do {
-            return try CallDeadline.operation(seconds: configuration.timeout) { () throws(StorageError) -> T in
-                try performRetrying(operation, body)
-            }
-        } catch let error as StorageError {
-            throw error
-        } catch {
-            throw .backend(domain: "shared-keychain", code: 0, message: "\(operation): \(error)")
+        try CallDeadline.operation(seconds: configuration.timeout) { () throws(StorageError) -> T in
+            try performRetrying(operation, body)
         }
     }
 
