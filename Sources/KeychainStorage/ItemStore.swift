@@ -85,7 +85,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .versionConflict(let key, let expected, let found):
             "the item with \(key) is at version \(found), not \(expected): it changed since it was read; read it again and retry"
         case .locked(let collection):
-            "the keyring collection '\(collection)' is locked and no prompt is allowed; unlock it (for the private keyring: `shared-keychain keyring start`)"
+            "the keyring collection '\(DisplayText(collection))' is locked and no prompt is allowed; unlock it (for the private keyring: `shared-keychain keyring start`)"
         case .deviceLocked(let protection):
             protection == .untilFirstUnlock
                 ? "the device has not been unlocked since it booted: afterFirstUnlock items are out of reach until it is (`shared-keychain device unlock`)"
@@ -93,7 +93,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(let message):
             message
         case .timedOut(let operation, let seconds):
-            "the Secret Service did not answer '\(operation)' within \(seconds) s; is the daemon hung? (raise the limit with --timeout)"
+            "the Secret Service did not answer '\(DisplayText(operation))' within \(seconds) s; is the daemon hung? (raise the limit with --timeout)"
         case .corruptItem(let location, let reason):
             "the stored item at \(location) cannot be read: \(reason)"
         case .refused(_, let message):
