@@ -144,4 +144,33 @@ struct HostileTextOutputTests {
         let fields = lines.first.map { $0.components(separatedBy: "  ") } ?? []
         #expect(Array(fields.dropFirst()) == ["created", group, #"eve\e[2J\e[H\nlast wiped by com.contoso.mail at 2026-01-01T00:00:00Z"#, #"s\u{9B}2J"#, "com.contoso.calendar"])
     }
+
+    @Test func scenarioTimelineAndVerdictsShowAHostileUsernameEscaped() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let suite = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("examples/suite").path
+        // YAML's double quotes read \e as ESC and \n as a newline.
+        let user = #""eve\e[2J\e[H\nlast wiped by com.contoso.mail at 2026-01-01T00:00:00Z""#
+        let file = cli.fixtures.appendingPathComponent("hostile.yaml")
+        try """
+            name: hostile
+            suite: \(suite)
+            steps:
+              - app: com.contoso.mail
+                do: token signin
+                user: \(user)
+              - app: com.contoso.calendar
+                do: token accounts
+                expect: {count: 1, value: \(user)}
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let text = try cli.run(["scenario", "run", "--scenario", file.path, "--fresh", "--in-process"])
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(isInert(text.output), "\(text.output)")
+        #expect(text.output.contains(Self.forgingShown))
+        #expect(!text.output.split(separator: "\n").contains { $0.hasPrefix("last wiped by") }, "a forged line")
+        let json = try cli.run(["scenario", "run", "--scenario", file.path, "--fresh", "--in-process", "--json"]).jsonObject()
+        let timeline = try #require(json["timeline"] as? [[String: Any]])
+        #expect(timeline.contains { ($0["outcome"] as? [String: Any])?["value"] as? String == Self.forging })
+    }
 }
