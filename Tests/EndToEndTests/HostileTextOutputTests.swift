@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 /// Text another app of the group wrote, as the commands print it (issue 27, finding 2): escape
@@ -10,7 +11,7 @@ struct HostileTextOutputTests {
     let group = "ABCDE12345.com.microsoft.adalcache"
     let clientID = "4b0db8c2-9f26-4417-8bde-3f0e3656f8e0"
     /// Clears the screen and forges a line that looks like the tool's own.
-    static let forging = "eve\u{1B}[2J\u{1B}[H\nlast wiped by com.contoso.mail at 2026-01-01T00:00:00Z"
+    static let forging = HostileText.forging
     static let forgingShown = #"eve\e[2J\e[H\nlast wiped by com.contoso.mail"#
     static let huge = String(repeating: "W", count: 4 << 20)
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import SharedKeychain
 @testable import Scenarios
 import Testing
@@ -8,11 +9,9 @@ import Testing
 @Suite("Scenario reports: hostile text")
 struct ScenarioHostileTextTests {
     static let forging = "eve\u{1B}[2J\n✔ step 9, com.contoso.mail token accounts: expected ok; got ok"
-    static let huge = String(repeating: "U", count: 4 << 20)
+    static let huge = HostileText.huge
 
-    func isInert(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { DisplayText(String($0)).description == String($0) }
-    }
+    func isInert(_ text: String) -> Bool { HostileText.isInert(text) }
 
     @Test func operationsOutcomesAndVerdictsAreEscapedAndCut() {
         var operation = ScenarioOperation(kind: .tokenAcquire)

@@ -1,26 +1,8 @@
 import Foundation
 import KeychainStorage
+import KeychainTestSupport
 import Testing
 @testable import SharedKeychain
-
-/// Strings an app or a manifest controls, planted where text output shows them (issue 27,
-/// finding 2): escape sequences, a newline that forges a line, a 4 MB value.
-enum HostileText {
-    /// Clears the screen, then forges a second line that looks like the tool's own.
-    static let forging = "com.evil\u{1B}[2J\u{1B}[H\nlast wiped by com.contoso.mail at 2026-01-01T00:00:00Z"
-    /// C1's CSI, a bidi override and the line separator.
-    static let unicode = "a\u{9B}31mb\u{202E}gnp.exe\u{2028}c\u{7F}"
-    /// 4 MB: a value no terminal line should carry whole.
-    static let huge = String(repeating: "A", count: 4 << 20)
-
-    /// Whether `text` holds no character the convention escapes (newlines allowed when
-    /// `lines` is true: they are the output's own).
-    static func isInert(_ text: String, lines: Bool = false) -> Bool {
-        text.unicodeScalars.allSatisfy { scalar in
-            (lines && scalar == "\n") || DisplayText(String(scalar)).description == String(scalar)
-        }
-    }
-}
 
 @Suite("Text output: the DisplayText convention")
 struct DisplayTextTests {
@@ -78,7 +60,7 @@ struct HostileMessageTests {
             #expect(HostileText.isInert(message), "\(message.prefix(300))")
             #expect(message.count < 1000, "a 4 MB value is cut: \(message.prefix(300))")
         }
-        #expect(KeychainError.duplicateItem(key).message.contains(#"com.evil\e[2J\e[H\nlast wiped by"#))
+        #expect(KeychainError.duplicateItem(key).message.contains(#"eve\e[2J\e[H\nlast wiped by"#))
         #expect(KeychainError.duplicateItem(key).message.contains("…(4194304 chars)"))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import SharedKeychain
 import Testing
 @testable import TokenCache
@@ -8,13 +9,10 @@ import Testing
 /// values themselves (and the JSON export) stay exact.
 @Suite("Token cache: hostile text in accounts and wipe records")
 struct HostileTextTests {
-    static let forging = "eve\u{1B}[2J\u{1B}[H\nlast wiped by com.contoso.mail at 2026-01-01T00:00:00Z"
-    static let huge = String(repeating: "B", count: 4 << 20)
+    static let forging = HostileText.forging
+    static let huge = HostileText.huge
 
-    /// No control character, bidi override or line separator: what the terminal gets.
-    func isInert(_ text: String) -> Bool {
-        text.unicodeScalars.allSatisfy { DisplayText(String($0)).description == String($0) }
-    }
+    func isInert(_ text: String) -> Bool { HostileText.isInert(text) }
 
     @Test func wipeRecordShowsOneLineAndKeepsTheBundleIDExact() {
         for bundleID in [Self.forging, Self.huge] {
