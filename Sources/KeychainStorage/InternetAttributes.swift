@@ -50,12 +50,12 @@ public struct InternetAttributes: Sendable, Hashable, Codable, CustomStringConve
 
     /// `server 'example.com', protocol 'htps', port 443`: the attributes that are set.
     public var description: String {
-        var parts: [String] = ["server '\(server)'"]
-        if !`protocol`.isEmpty { parts.append("protocol '\(`protocol`)'") }
+        var parts: [String] = ["server '\(DisplayText(server))'"]
+        if !`protocol`.isEmpty { parts.append("protocol '\(DisplayText(`protocol`))'") }
         if port != 0 { parts.append("port \(port)") }
-        if !path.isEmpty { parts.append("path '\(path)'") }
-        if !securityDomain.isEmpty { parts.append("security domain '\(securityDomain)'") }
-        if !authenticationType.isEmpty { parts.append("authentication type '\(authenticationType)'") }
+        if !path.isEmpty { parts.append("path '\(DisplayText(path))'") }
+        if !securityDomain.isEmpty { parts.append("security domain '\(DisplayText(securityDomain))'") }
+        if !authenticationType.isEmpty { parts.append("authentication type '\(DisplayText(authenticationType))'") }
         return parts.joined(separator: ", ")
     }
 }

@@ -89,7 +89,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .versionConflict(let key, let expected, let found):
             "the item with \(key) is at version \(found), not \(expected): it changed since it was read; read it again and retry"
         case .locked(let collection):
-            "the keyring collection '\(collection)' is locked and no prompt is allowed; unlock it (for the private keyring: `shared-keychain keyring start`)"
+            "the keyring collection '\(DisplayText(collection))' is locked and no prompt is allowed; unlock it (for the private keyring: `shared-keychain keyring start`)"
         case .deviceLocked(let protection):
             protection == .untilFirstUnlock
                 ? "the device has not been unlocked since it booted: afterFirstUnlock items are out of reach until it is (`shared-keychain device unlock`)"
@@ -97,9 +97,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unavailable(let message):
             message
         case .timedOut(let operation, let seconds):
-            "the Secret Service did not answer '\(operation)' within \(seconds) s; is the daemon hung? (raise the limit with --timeout)"
+            "the Secret Service did not answer '\(DisplayText(operation))' within \(seconds) s; is the daemon hung? (raise the limit with --timeout)"
         case .lockTimedOut(let group, let lockFile, let seconds, let holder):
-            "access group '\(group)' stayed locked for \(seconds) s: its lock file \(lockFile) is held by "
+            "access group '\(DisplayText(group))' stayed locked for \(seconds) s: its lock file \(lockFile) is held by "
                 + (holder.map(String.init(describing:))
                     ?? "a process the system does not name (see `cat /proc/locks`); retry, or wait longer with --timeout")
         case .corruptItem(let location, let reason):

@@ -141,7 +141,7 @@ public struct ItemEvent: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `created account 'alice', service 'rt' in group 'G' (added by com.contoso.mail, as the
     /// emulator recorded it)`; no data.
     public var description: String {
-        "\(kind.rawValue) \(primaryKey) (added by \(addedBy ?? "unknown"), as the emulator recorded it)"
+        "\(kind.rawValue) \(primaryKey) (added by \(addedBy.map { DisplayText($0).description } ?? "unknown"), as the emulator recorded it)"
     }
 }
 

@@ -244,8 +244,8 @@ public struct PrimaryKey: Hashable, Sendable, Codable, CustomStringConvertible {
     public var description: String {
         let place = synchronizable ? " (synchronizable)" : ""
         if let internet {
-            return "internet password for account '\(AttributeBytes.shown(account))', \(internet)\(place) in group '\(group)'"
+            return "internet password for account '\(DisplayText(AttributeBytes.shown(account)))', \(internet)\(place) in group '\(DisplayText(group))'"
         }
-        return "account '\(AttributeBytes.shown(account))', service '\(AttributeBytes.shown(service))'\(place) in group '\(group)'"
+        return "account '\(DisplayText(AttributeBytes.shown(account)))', service '\(DisplayText(AttributeBytes.shown(service)))'\(place) in group '\(DisplayText(group))'"
     }
 }

@@ -151,8 +151,8 @@ public struct AuditEntry: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `2026-11-22T04:50:02Z com.contoso.calendar delete (refused) in G: 7 items (added by
     /// com.contoso.mail 7, as the emulator recorded it), query: ...`.
     public var description: String {
-        let owners = addedBy.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        return "\(time.formatted(.iso8601)) \(app)\(adHoc == true ? " (ad-hoc)" : "") \(operation) (\(outcome.rawValue)) in \(group): \(itemCount.counted("item"))"
+        let owners = addedBy.sorted { $0.key < $1.key }.map { "\(DisplayText($0.key)) \($0.value)" }.joined(separator: ", ")
+        return "\(time.formatted(.iso8601)) \(DisplayText(app))\(adHoc == true ? " (ad-hoc)" : "") \(operation) (\(outcome.rawValue)) in \(DisplayText(group)): \(itemCount.counted("item"))"
             + (owners.isEmpty ? "" : " (added by \(owners), as the emulator recorded it)") + ", query: \(query)"
     }
 }

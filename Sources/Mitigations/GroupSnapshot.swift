@@ -34,7 +34,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// `group 'G': 7 items taken at T`; never data.
     public var description: String {
-        "group '\(group)': \(items.count.counted("item")) taken at \(takenAt.formatted(.iso8601))"
+        "group '\(DisplayText(group))': \(items.count.counted("item")) taken at \(takenAt.formatted(.iso8601))"
     }
 
     /// Puts back every item of the snapshot that is missing from the store, with its dates, its
@@ -47,8 +47,8 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
     public func restore(into store: any ItemStore, restoredBy: String? = nil) throws(StorageError) -> RestoreResult {
         if let stray = items.first(where: { $0.group != group }) {
             throw .corruptItem(
-                location: "snapshot of '\(group)'",
-                reason: "it holds an item of group '\(stray.group)' (\(stray.primaryKey)); nothing was restored")
+                location: "snapshot of '\(DisplayText(group))'",
+                reason: "it holds an item of group '\(DisplayText(stray.group))' (\(stray.primaryKey)); nothing was restored")
         }
         var restored: [StoredItem] = []
         var kept = 0
@@ -169,7 +169,7 @@ public struct RestoreResult: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// `restored 7 items to group 'G' (1 already present)`.
     public var description: String {
-        "restored \(restored.counted("item")) to group '\(group)'"
+        "restored \(restored.counted("item")) to group '\(DisplayText(group))'"
             + (alreadyPresent > 0 ? " (\(alreadyPresent) already present, kept as they are)" : "")
     }
 }

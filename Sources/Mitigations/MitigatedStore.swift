@@ -205,9 +205,9 @@ public struct DeleteRefusal: Error, Sendable, Hashable, StatusReporting, CustomS
 
     /// Names the app, the group and how many items it was refused.
     public var message: String {
-        let owners = addedBy.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        let owners = addedBy.sorted { $0.key < $1.key }.map { "\(DisplayText($0.key)): \($0.value)" }.joined(separator: ", ")
         let who = privileged.isEmpty ? "no app is privileged there" : "only \(privileged.joined(separator: ", ")) may"
-        return "guarded delete refused \(app) deleting \(refused) of \(matched.counted("item")) in group '\(group)': "
+        return "guarded delete refused \(DisplayText(app)) deleting \(refused) of \(matched.counted("item")) in group '\(group)': "
             + "other apps added them (\(owners), as the emulator recorded it); \(who). Nothing was deleted."
     }
 

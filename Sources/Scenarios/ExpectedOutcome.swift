@@ -29,7 +29,7 @@ public struct ExpectedOutcome: Sendable, Hashable, Decodable, CustomStringConver
     public var description: String {
         var parts = [status.description]
         if let count { parts.append("count \(count)") }
-        if let value { parts.append("value '\(value)'") }
+        if let value { parts.append("value '\(DisplayText(value))'") }
         return parts.joined(separator: ", ")
     }
 

@@ -31,15 +31,15 @@ public struct ScenarioOperation: Sendable, Hashable, Codable, CustomStringConver
     public var description: String {
         var parts = [kind.rawValue]
         switch kind {
-        case .tokenSignIn: parts += [user].compactMap { $0 }
+        case .tokenSignIn: parts += [user].compactMap { $0 }.map { DisplayText($0).description }
         case .tokenAcquire, .tokenRemove:
-            parts += [account].compactMap { $0 }
+            parts += [account].compactMap { $0 }.map { DisplayText($0).description }
             if wipeAccount == true { parts.append("(wipe-account)") }
         default:
-            if let account { parts.append("account=\(account)") }
-            if let service { parts.append("service=\(service)") }
+            if let account { parts.append("account=\(DisplayText(account))") }
+            if let service { parts.append("service=\(DisplayText(service))") }
         }
-        if let group { parts.append("group=\(group)") }
+        if let group { parts.append("group=\(DisplayText(group))") }
         return parts.joined(separator: " ")
     }
 }
@@ -195,7 +195,8 @@ public struct OperationOutcome: Sendable, Hashable, Codable, CustomStringConvert
             let name = code ?? status.name
             guard let message else { return status.description }
             // MSAL's messages start with their code already.
-            return message.hasPrefix(name) ? message : "\(name): \(message)"
+            let shown = DisplayText(message, limit: .max).description
+            return message.hasPrefix(name) ? shown : "\(name): \(shown)"
         }
         return observed
     }
@@ -205,7 +206,7 @@ public struct OperationOutcome: Sendable, Hashable, Codable, CustomStringConvert
         guard succeeded else { return code ?? status.name }
         var parts = ["ok"]
         if let count { parts.append("count \(count)") }
-        if let value { parts.append("value '\(value)'") }
+        if let value { parts.append("value '\(DisplayText(value))'") }
         return parts.joined(separator: ", ")
     }
 }

@@ -167,15 +167,15 @@ public enum AccessGroupError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .invalidTeamID(let value):
-            "'\(value)' is not a team ID: it must be 10 upper-case letters or digits, like 'ABCDE12345'"
+            "'\(DisplayText(value))' is not a team ID: it must be 10 upper-case letters or digits, like 'ABCDE12345'"
         case .malformedGroup(let entry, let reason):
-            "access group '\(entry)' is malformed: \(reason)"
+            "access group '\(DisplayText(entry))' is malformed: \(reason)"
         case .foreignTeam(let entry, let team, let appTeam):
-            "access group '\(entry)' belongs to team \(team), but the app's team is \(appTeam); an app can only be entitled to its own team's groups"
+            "access group '\(DisplayText(entry))' belongs to team \(DisplayText(team)), but the app's team is \(appTeam); an app can only be entitled to its own team's groups"
         case .invalidBundleID(let value):
-            "'\(value)' is not a bundle ID: use letters, digits, '-' and '.', like 'com.contoso.mail'"
+            "'\(DisplayText(value))' is not a bundle ID: use letters, digits, '-' and '.', like 'com.contoso.mail'"
         case .reservedGroup(let group):
-            "access group '\(group)' is reserved: groups ending in \(AccessGroup.auditJournalSuffix) or \(AccessGroup.intentJournalSuffix) hold the emulator's audit journal and deletion intents, which no app may be entitled to; choose another name"
+            "access group '\(DisplayText(group))' is reserved: groups ending in \(AccessGroup.auditJournalSuffix) or \(AccessGroup.intentJournalSuffix) hold the emulator's audit journal and deletion intents, which no app may be entitled to; choose another name"
         case .tooManyGroups(let count, let limit):
             "the app lists \(count) access groups (keychain groups and app groups); at most \(limit) are supported (real apps list a handful; every ungrouped query searches each one)"
         }

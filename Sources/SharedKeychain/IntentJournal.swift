@@ -70,7 +70,7 @@ public struct IntentJournal: Sendable {
 
         /// `interrupted token wipe by com.x at T: 5 of 7 items removed, 2 remain (query: ...)`.
         public var description: String {
-            "interrupted \(intent.operation) by \(intent.app) at \(intent.time.formatted(.iso8601)): "
+            "interrupted \(intent.operation) by \(DisplayText(intent.app)) at \(intent.time.formatted(.iso8601)): "
                 + "\(removed.count) of \(intent.keys.count.counted("item")) removed, "
                 + "\(remaining.count) remain\(remaining.count == 1 ? "s" : "") (query: \(intent.query))"
         }
@@ -176,7 +176,7 @@ public struct IntentJournal: Sendable {
 
         /// `2026-11-25T10:00:00Z com.contoso.calendar token wipe: 9 items deleted`.
         public var description: String {
-            "\(time.formatted(.iso8601)) \(app) \(operation): \(deleted.counted("item")) deleted"
+            "\(time.formatted(.iso8601)) \(DisplayText(app)) \(operation): \(deleted.counted("item")) deleted"
         }
     }
 

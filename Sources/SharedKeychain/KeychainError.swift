@@ -41,7 +41,7 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String {
         switch self {
         case .missingEntitlement(let group, let app, let entitled):
-            "\(app) is not entitled to access group '\(group)'; its groups are: \(entitled.joined(separator: ", ")). Add the group to the app's keychain-access-groups entitlement."
+            "\(DisplayText(app)) is not entitled to access group '\(DisplayText(group))'; its groups are: \(entitled.joined(separator: ", ")). Add the group to the app's keychain-access-groups entitlement."
         case .duplicateItem(let key):
             "an item with \(key) already exists; update it instead"
         case .itemNotFound(let query):

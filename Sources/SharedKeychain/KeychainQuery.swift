@@ -56,25 +56,25 @@ public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
         var parts: [String] = []
         if filters.itemClass == .internetPassword { parts.append("internet passwords") }
         if filters.itemClass == .genericPassword { parts.append("generic passwords") }
-        if let account { parts.append("account '\(AttributeBytes.shown(account))'") }
-        if let service { parts.append("service '\(AttributeBytes.shown(service))'") }
+        if let account { parts.append("account '\(DisplayText(AttributeBytes.shown(account)))'") }
+        if let service { parts.append("service '\(DisplayText(AttributeBytes.shown(service)))'") }
         if let type { parts.append("type \(type)") }
         if generic != nil { parts.append("the given generic value") }
-        if let label = filters.label { parts.append("label '\(label)'") }
-        if let comment = filters.comment { parts.append("comment '\(comment)'") }
-        if let description = filters.itemDescription { parts.append("description '\(description)'") }
+        if let label = filters.label { parts.append("label '\(DisplayText(label))'") }
+        if let comment = filters.comment { parts.append("comment '\(DisplayText(comment))'") }
+        if let description = filters.itemDescription { parts.append("description '\(DisplayText(description))'") }
         if let creator = filters.creator { parts.append("creator \(creator)") }
-        if let addedBy = filters.addedBy { parts.append("added by '\(addedBy)' (the emulator's record)") }
+        if let addedBy = filters.addedBy { parts.append("added by '\(DisplayText(addedBy))' (the emulator's record)") }
         if let accessibility = filters.accessibility { parts.append("class \(accessibility.rawValue)") }
         if let synchronizable = filters.synchronizable { parts.append(synchronizable ? "synchronizable" : "not synchronizable") }
         let internet = filters.internet
-        if let server = internet.server { parts.append("server '\(server)'") }
-        if let value = internet.protocol { parts.append("protocol '\(value)'") }
+        if let server = internet.server { parts.append("server '\(DisplayText(server))'") }
+        if let value = internet.protocol { parts.append("protocol '\(DisplayText(value))'") }
         if let port = internet.port { parts.append("port \(port)") }
-        if let path = internet.path { parts.append("path '\(path)'") }
-        if let domain = internet.securityDomain { parts.append("security domain '\(domain)'") }
-        if let type = internet.authenticationType { parts.append("authentication type '\(type)'") }
-        parts.append(group.map { "in group '\($0)'" } ?? "in any of the app's groups")
+        if let path = internet.path { parts.append("path '\(DisplayText(path))'") }
+        if let domain = internet.securityDomain { parts.append("security domain '\(DisplayText(domain))'") }
+        if let type = internet.authenticationType { parts.append("authentication type '\(DisplayText(type))'") }
+        parts.append(group.map { "in group '\(DisplayText($0))'" } ?? "in any of the app's groups")
         return parts.joined(separator: ", ")
     }
 }

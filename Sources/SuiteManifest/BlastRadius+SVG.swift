@@ -1,11 +1,12 @@
 import Foundation
+import SharedKeychain
 
 extension BlastRadius {
     /// The matrix as a standalone SVG document: apps by apps (rows: the app making the call,
     /// columns: the app whose sign-in goes), each cell naming its calls and shaded by how many
     /// there are, the diagonal greyed out, and a legend of the calls below.
     public var svg: String {
-        let layout = SVGLayout(appCount: apps.count, longestLabel: apps.map { $0.label.count }.max() ?? 0)
+        let layout = SVGLayout(appCount: apps.count, longestLabel: apps.map { DisplayText($0.label).description.count }.max() ?? 0)
         let rowHeight = layout.rowHeight(maxCalls: cells.map(\.ways.count).max() ?? 0)
         let gridBottom = layout.gridTop + Double(apps.count) * rowHeight
         let legendLines = DestructiveCall.allCases.flatMap { call in
@@ -92,8 +93,11 @@ extension BlastRadius {
         return lines
     }
 
+    /// `text` as SVG character data or an attribute value: control characters (not allowed in
+    /// XML) and bidi overrides as visible escapes and a long value cut (``DisplayText``), then
+    /// XML's escapes.
     private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        DisplayText(text).description.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

@@ -1,9 +1,11 @@
+import SharedKeychain
+
 extension BlastRadius {
     /// The report for a terminal: the matrix (rows: the app making the call, columns: the app
     /// whose sign-in goes, by number; cells: the calls' letters), the legend, then per call why
     /// it reaches a sign-in and which app it lets reach which others.
     public var text: String {
-        let title = suiteName.map { "\($0) in \(manifest)" } ?? manifest
+        let title = suiteName.map { "\(DisplayText($0)) in \(DisplayText(manifest))" } ?? DisplayText(manifest).description
         var lines = ["blast radius of suite \(title): \(apps.count.counted("app"))", ""]
         lines += matrixLines
         lines.append("")
@@ -18,7 +20,7 @@ extension BlastRadius {
             lines += howLines
         }
         for app in apps where !app.signsIn {
-            lines.append("note: \(app.label) is not entitled to its cache group \(app.keychainGroup), so it has no sign-in to lose (suite check: keychain-group-entitled)")
+            lines.append("note: \(DisplayText(app.label)) is not entitled to its cache group \(DisplayText(app.keychainGroup)), so it has no sign-in to lose (suite check: keychain-group-entitled)")
         }
         lines += ["", "\(cells.count) of \(pairCount.counted("pair")) exposed, \(wayCount.counted("way"))"]
         return lines.joined(separator: "\n") + "\n"
@@ -26,7 +28,7 @@ extension BlastRadius {
 
     /// `1  Contoso Mail (com.contoso.mail)   self  WARDM  WARDM`, under a header of numbers.
     private var matrixLines: [String] {
-        let rowLabels = apps.enumerated().map { index, app in "\(index + 1)  \(app.displayName)" }
+        let rowLabels = apps.enumerated().map { index, app in "\(index + 1)  \(DisplayText(app.displayName))" }
         let labelWidth = max(rowLabels.map(\.count).max() ?? 0, "attacker".count)
         let cellTexts = apps.map { attacker in
             apps.map { victim -> String in
@@ -77,6 +79,6 @@ extension BlastRadius {
     }
 
     private func label(of bundleID: String) -> String {
-        apps.first { $0.bundleID == bundleID }?.label ?? bundleID
+        DisplayText(apps.first { $0.bundleID == bundleID }?.label ?? bundleID).description
     }
 }

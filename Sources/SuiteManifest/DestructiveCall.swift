@@ -83,19 +83,19 @@ public enum DestructiveCall: String, Sendable, Codable, CaseIterable {
             // widest is wipeAllItemsForUserId, one user's items (A).
             guard sdkReaches, attacker.app.sdk == .msal else { return nil }
             return .init(call: self, group: group,
-                         reason: "deletes every item of \(group), where both keep their sign-in")
+                         reason: "deletes every item of \(DisplayText(group)), where both keep their sign-in")
         case .wipeAccount:
             guard sdkReaches else { return nil }
             if attacker.app.sdk == .adal {
                 // ADAL's wipeAllItemsForUserId is the legacy accessor's clearCacheForAccount with no
                 // client ID (ADALMSIDDataSourceWrapper removeAllForUserIdImpl).
                 return .init(call: self, group: group, reason: """
-                    ADAL's wipeAllItemsForUserId: deletes every client's legacy items of the user in \(group), foci copies \
+                    ADAL's wipeAllItemsForUserId: deletes every client's legacy items of the user in \(DisplayText(group)), foci copies \
                     included, and every client's MSAL-format tokens of the user
                     """)
             }
             return .init(call: self, group: group,
-                         reason: "deletes every client's tokens and the account items of the account in \(group)")
+                         reason: "deletes every client's tokens and the account items of the account in \(DisplayText(group))")
         case .removeAccount:
             guard sdkReaches else { return nil }
             return removeAccountWay(from: attacker, to: victim, in: group)
@@ -103,9 +103,9 @@ public enum DestructiveCall: String, Sendable, Codable, CaseIterable {
             guard attacker.identity.isEntitled(to: group) else { return nil }
             let how = attacker.cacheGroup == group
                 ? "the group both keep their sign-in in"
-                : "listed in its entitlements although its SDK uses \(attacker.cacheGroup)"
+                : "listed in its entitlements although its SDK uses \(DisplayText(attacker.cacheGroup))"
             return .init(call: self, group: group, reason: """
-                its SecItemDelete without an access group also searches \(group), \(how)
+                its SecItemDelete without an access group also searches \(DisplayText(group)), \(how)
                 """)
         case .accountMetadataRace:
             // The item's service is the client ID exactly as passed: not lowercased. ADAL neither
@@ -113,7 +113,7 @@ public enum DestructiveCall: String, Sendable, Codable, CaseIterable {
             guard sdkReaches, attacker.app.clientID == victim.app.clientID, attacker.app.sdk == .msal, victim.app.sdk == .msal
             else { return nil }
             return .init(call: self, group: group, reason: """
-                one account-metadata item (type 5001, service \(attacker.app.clientID)) in \(group): saving token \
+                one account-metadata item (type 5001, service \(DisplayText(attacker.app.clientID))) in \(DisplayText(group)): saving token \
                 responses at once, one app's write can drop the other's sign-in state
                 """)
         }
@@ -134,20 +134,20 @@ extension DestructiveCall {
             // which its own sign-in wrote: only a client ID with no family loses its sign-in.
             guard sameClient, victim.app.familyID == nil else { return nil }
             return .init(call: .removeAccount, group: group, reason: """
-                \(caller)one client ID (\(attacker.app.clientID)), no family: deletes the ADAL app's legacy items of that client \
-                ID for the user in \(group), and no foci copy is left to refresh with
+                \(caller)one client ID (\(DisplayText(attacker.app.clientID))), no family: deletes the ADAL app's legacy items of that client \
+                ID for the user in \(DisplayText(group)), and no foci copy is left to refresh with
                 """)
         }
         if sameClient {
             let signedOut = attacker.app.sdk == .msal ? ", and marks the account signed_out for the client ID" : ""
             return .init(call: .removeAccount, group: group, reason: """
-                \(caller)one client ID (\(attacker.app.clientID)): deletes the account's tokens of that client ID in \(group), \
+                \(caller)one client ID (\(DisplayText(attacker.app.clientID))): deletes the account's tokens of that client ID in \(DisplayText(group)), \
                 which are the other app's too\(signedOut)
                 """)
         }
         guard let family = attacker.app.familyID, family == victim.app.familyID else { return nil }
         return .init(call: .removeAccount, group: group, reason: """
-            \(caller)family \(family): deletes the family refresh token in \(group) when this app wrote it last; an app with no \
+            \(caller)family \(DisplayText(family)): deletes the family refresh token in \(DisplayText(group)) when this app wrote it last; an app with no \
             refresh token of its own (single-FRT mode writes none) loses the account
             """)
     }

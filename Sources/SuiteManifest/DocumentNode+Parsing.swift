@@ -152,7 +152,7 @@ extension DocumentNode {
             let during = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
             return "line \(mark.line), column \(mark.column): \(problem)\(during)"
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return "line \(context.mark.line): duplicate key \(duplicates.sorted().map { "'\($0)'" }.joined(separator: ", "))"
+            return "line \(context.mark.line): duplicate key \(duplicates.sorted().map { "'\(DisplayText($0))'" }.joined(separator: ", "))"
         default:
             return oneLine("\(error)")
         }

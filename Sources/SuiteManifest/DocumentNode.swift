@@ -1,3 +1,5 @@
+import SharedKeychain
+
 /// One value of a manifest or property list, whatever syntax it was written in, so that one
 /// reader checks fields and words errors the same way for YAML, JSON and plists.
 struct DocumentNode {
@@ -162,8 +164,8 @@ public struct ManifestLocation: Sendable, Hashable, CustomStringConvertible {
     /// `suite.yaml:14: apps[1].redirect_uri (app com.contoso.calendar)`
     public var description: String {
         var text = file + (line.map { ":\($0)" } ?? "")
-        if !field.isEmpty { text += ": \(field)" }
-        if let app { text += " (app \(app))" }
+        if !field.isEmpty { text += ": \(DisplayText(field))" }
+        if let app { text += " (app \(DisplayText(app)))" }
         return text
     }
 

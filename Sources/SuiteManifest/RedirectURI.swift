@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 
 /// A redirect URI split the way MSAL requires it, `<scheme>://<host>[path]`, with the forms the
 /// seeds describe: the MSAL default `msauth.<bundle id>://auth`, the legacy ADAL form
@@ -87,16 +88,16 @@ extension SuiteChecker {
         let text = app.redirectURI
         guard let uri = RedirectURI(text) else {
             report(.error, .redirectURIForm, app, """
-                redirect URI '\(text)' is not of the form <scheme>://<host>: MSAL refuses it when the app creates its \
+                redirect URI '\(DisplayText(text))' is not of the form <scheme>://<host>: MSAL refuses it when the app creates its \
                 client application; use \(RedirectURI.msalDefault(bundleID: app.bundleID))
                 """)
             return
         }
         if uri.usesBrokerScheme {
             let hint = uri.rawValue.lowercased().hasPrefix("msauth://code/")
-                ? " ('\(text)' is the certificate-based-auth URI: declare it as certificate_auth_redirect_uri)" : ""
+                ? " ('\(DisplayText(text))' is the certificate-based-auth URI: declare it as certificate_auth_redirect_uri)" : ""
             report(.error, .redirectURIForm, app, """
-                redirect URI '\(text)' uses the broker's own scheme '\(uri.scheme)'\(hint); the app's redirect URI must use \
+                redirect URI '\(DisplayText(text))' uses the broker's own scheme '\(DisplayText(uri.scheme))'\(hint); the app's redirect URI must use \
                 a scheme of its own, like \(RedirectURI.msalDefault(bundleID: app.bundleID))
                 """)
             return
@@ -104,14 +105,14 @@ extension SuiteChecker {
         switch uri.scheme.lowercased() {
         case "https":
             report(.info, .redirectURIUniversalLink, app, """
-                redirect URI '\(text)' is a universal link: it is not declared in CFBundleURLSchemes; the app's Associated \
+                redirect URI '\(DisplayText(text))' is a universal link: it is not declared in CFBundleURLSchemes; the app's Associated \
                 Domains must include \(uri.host), and the app must pass the URL it is opened with to \
                 MSALPublicClientApplication.handleMSALResponse(_:sourceApplication:)
                 """)
             return
         case "http":
             report(.error, .redirectURIForm, app, """
-                redirect URI '\(text)' uses http, which is neither a custom URL scheme nor a universal link (https)
+                redirect URI '\(DisplayText(text))' uses http, which is neither a custom URL scheme nor a universal link (https)
                 """)
             return
         default:
@@ -131,34 +132,34 @@ extension SuiteChecker {
             if uri.msalSchemeBundleID == nil {
                 if app.sdk == .msal {
                     report(.info, .redirectURILegacy, app, """
-                        redirect URI '\(uri)' has the legacy ADAL form <scheme>://<bundle id>, which still works with MSAL; \
+                        redirect URI '\(DisplayText(uri.rawValue))' has the legacy ADAL form <scheme>://<bundle id>, which still works with MSAL; \
                         the MSAL default is \(own)
                         """)
                 }
             } else if uri.host != "auth" || !uri.remainder.isEmpty {
                 report(.warning, .redirectURIForm, app, """
-                    redirect URI '\(uri)' is not the MSAL default \(own); use the default unless a scenario needs another
+                    redirect URI '\(DisplayText(uri.rawValue))' is not the MSAL default \(own); use the default unless a scenario needs another
                     """)
             }
             return true
         }
         if let other = others(than: app).first(where: { $0.bundleID.lowercased() == named.lowercased() }) {
             report(.error, .redirectURIOtherApp, app, """
-                redirect URI '\(uri)' names \(other.displayName), not this app: the broker gets the calling app's bundle ID \
+                redirect URI '\(DisplayText(uri.rawValue))' names \(other.displayName), not this app: the broker gets the calling app's bundle ID \
                 from iOS and denies tokens when it does not match the bundle ID of the redirect URI registered; use \(own)
                 """)
             return false
         }
         if uri.msalSchemeBundleID != nil {
             report(.error, .redirectURIBundleMismatch, app, """
-                redirect URI '\(uri)' names bundle ID '\(named)', but the app's is '\(app.bundleID)': the broker denies tokens \
+                redirect URI '\(DisplayText(uri.rawValue))' names bundle ID '\(DisplayText(named))', but the app's is '\(DisplayText(app.bundleID))': the broker denies tokens \
                 when the caller's bundle ID does not match the registered redirect URI; use \(own)
                 """)
             return false
         }
         // A custom scheme whose host is not a bundle ID: fine for MSAL alone, not for the broker.
         report(app.usesBroker ? .error : .warning, .redirectURIForm, app, """
-            redirect URI '\(uri)' does not contain the app's bundle ID: \(app.usesBroker ? "the broker" : "a broker, if the app ever uses one,") \
+            redirect URI '\(DisplayText(uri.rawValue))' does not contain the app's bundle ID: \(app.usesBroker ? "the broker" : "a broker, if the app ever uses one,") \
             only returns tokens to msauth.<bundle id>://auth or <scheme>://<bundle id>; use \(own)
             """)
         return true
@@ -169,7 +170,7 @@ extension SuiteChecker {
         let plist = app.infoPlist.resolvingBuildVariables(bundleID: app.bundleID)
         if !plist.registers(scheme: uri.scheme) {
             report(.error, .redirectSchemeRegistered, app, """
-                scheme '\(uri.scheme)' of redirect URI '\(uri)' is not in CFBundleURLTypes > CFBundleURLSchemes of \
+                scheme '\(DisplayText(uri.scheme))' of redirect URI '\(DisplayText(uri.rawValue))' is not in CFBundleURLTypes > CFBundleURLSchemes of \
                 \(app.infoPlistSource): MSAL checks it and returns an error at runtime
                 """)
         }
@@ -178,7 +179,7 @@ extension SuiteChecker {
         }
         if !claimants.isEmpty {
             report(.warning, .urlSchemeUnique, app, """
-                scheme '\(uri.scheme)' is also registered by \(claimants.bundleIDList): iOS does not enforce unique URL \
+                scheme '\(DisplayText(uri.scheme))' is also registered by \(claimants.bundleIDList): iOS does not enforce unique URL \
                 schemes and does not define which app opens a shared one, so a sign-in response may reach the wrong app
                 """)
         }
@@ -189,14 +190,14 @@ extension SuiteChecker {
         let plist = app.infoPlist.resolvingBuildVariables(bundleID: app.bundleID)
         for scheme in plist.urlSchemes where ["https", "http"].contains(scheme.lowercased()) {
             report(.warning, .universalLinkNotAScheme, app, """
-                '\(scheme)' is listed in CFBundleURLSchemes of \(app.infoPlistSource): universal links are not declared \
+                '\(DisplayText(scheme))' is listed in CFBundleURLSchemes of \(app.infoPlistSource): universal links are not declared \
                 there but through Associated Domains
                 """)
         }
         if let declared = plist.bundleIdentifier, !declared.contains("$("), !declared.contains("${"),
            declared.lowercased() != app.bundleID.lowercased() {
             report(.error, .infoPlistBundleID, app, """
-                \(app.infoPlistSource) has CFBundleIdentifier '\(declared)', not '\(app.bundleID)': the manifest references \
+                \(app.infoPlistSource) has CFBundleIdentifier '\(DisplayText(declared))', not '\(DisplayText(app.bundleID))': the manifest references \
                 another app's Info.plist, so its URL schemes are not this app's
                 """)
         }

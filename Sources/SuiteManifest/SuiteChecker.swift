@@ -165,7 +165,7 @@ extension SuiteChecker {
         let sharing = suite.apps.filter { !($0.keepsCacheInItsAppIDGroup && $0.usesBroker) }
         for app in sharing where app.keepsCacheInItsAppIDGroup && suite.apps.count > 1 {
             report(.error, .keychainGroupShared, app, """
-                the app keeps its cache in its own app-ID group '\(app.keychainGroup.identifier)' without the broker, so it \
+                the app keeps its cache in its own app-ID group '\(DisplayText(app.keychainGroup.identifier))' without the broker, so it \
                 gets no single sign-on from the other apps: set broker: true (single sign-on through Microsoft \
                 Authenticator), or share one keychain sharing group with them
                 """)
@@ -173,7 +173,7 @@ extension SuiteChecker {
         let groups = consensus(among: sharing.filter { !$0.keepsCacheInItsAppIDGroup }) { $0.keychainGroup.identifier }
         for app in groups.dissenters {
             report(.error, .keychainGroupShared, app, """
-                keychain group '\(app.keychainGroup.identifier)' differs from '\(groups.value)' used by \
+                keychain group '\(DisplayText(app.keychainGroup.identifier))' differs from '\(DisplayText(groups.value))' used by \
                 \(groups.holders.bundleIDList): apps share sign-in only through one keychain sharing group, requested in each \
                 app's entitlements and set in each app's SDK configuration (or through the broker, each app in its own \
                 app-ID group)
@@ -196,7 +196,7 @@ extension SuiteChecker {
         let clientIDs = consensus { $0.clientID.lowercased() }
         for app in clientIDs.dissenters {
             report(.error, .clientIDShared, app, """
-                client ID '\(app.clientID)' differs from '\(clientIDs.holders[0].clientID)' used by \(clientIDs.holders.bundleIDList): \
+                client ID '\(DisplayText(app.clientID))' differs from '\(DisplayText(clientIDs.holders[0].clientID))' used by \(clientIDs.holders.bundleIDList): \
                 all apps of a suite must use the same client ID (application ID) for the identity platform to share \
                 tokens across them; the apps are told apart by their redirect URIs
                 """)
@@ -207,7 +207,7 @@ extension SuiteChecker {
             // The app whose bundle ID the shared URI names keeps it; the others copied it.
             if !sharing.isEmpty, !ownsRedirectURI(app) || sharing.contains(where: ownsRedirectURI) {
                 report(.error, .redirectURIDistinct, app, """
-                    redirect URI '\(app.redirectURI)' is also used by \(sharing.bundleIDList): each app of a suite needs its own \
+                    redirect URI '\(DisplayText(app.redirectURI))' is also used by \(sharing.bundleIDList): each app of a suite needs its own \
                     redirect URI, since apps sharing one client ID are identified by it; use \(RedirectURI.msalDefault(bundleID: app.bundleID))
                     """)
             }
@@ -217,14 +217,14 @@ extension SuiteChecker {
         for app in suite.apps {
             if !registered.contains(app.redirectURI) {
                 report(.error, .redirectURIRegistered, app, """
-                    redirect URI '\(app.redirectURI)' is not among the registered_redirect_uris of client ID '\(app.clientID)': \
+                    redirect URI '\(DisplayText(app.redirectURI))' is not among the registered_redirect_uris of client ID '\(DisplayText(app.clientID))': \
                     add it to the app registration, or sign-in fails because the identity platform looks the app up by its redirect URI
                     """)
             }
             let certificateURI = RedirectURI.certificateAuth(for: app.redirectURI)
             if app.certificateBasedAuth, !registered.contains(certificateURI) {
                 report(.error, .redirectURIRegistered, app, """
-                    certificate-based authentication needs '\(certificateURI)' registered in the portal as well as in the app; \
+                    certificate-based authentication needs '\(DisplayText(certificateURI))' registered in the portal as well as in the app; \
                     it is not among the registered_redirect_uris
                     """)
             }
@@ -272,7 +272,7 @@ extension SuiteChecker {
         // Percent-encoding's hex digits may be either case.
         if declared.lowercased() != expected.lowercased() {
             report(.error, .certificateAuthRedirect, app, """
-                certificate_auth_redirect_uri '\(declared)' should be '\(expected)': msauth://code/ followed by the redirect \
+                certificate_auth_redirect_uri '\(DisplayText(declared))' should be '\(DisplayText(expected))': msauth://code/ followed by the redirect \
                 URI in URL-encoded form
                 """)
         }

@@ -146,7 +146,7 @@ public enum SuiteManifestError: Error, Sendable, Equatable, CustomStringConverti
         case .wrongType(let location, let expected, let found):
             "\(location): must be \(expected), but it is \(found)"
         case .invalidValue(let location, let value, let reason):
-            "\(location): '\(value)' is not valid: \(reason)"
+            "\(location): '\(DisplayText(value))' is not valid: \(reason)"
         case .unknownField(let location, let known):
             "\(location): unknown field; the known ones here are \(known.joined(separator: ", "))"
         case .duplicateBundleID(let location, let first):
@@ -154,7 +154,7 @@ public enum SuiteManifestError: Error, Sendable, Equatable, CustomStringConverti
         case .noApps(let location):
             "\(location): the suite declares no apps"
         case .unknownApp(let bundleID, let manifest, let known):
-            "\(manifest): no app with bundle ID '\(bundleID)'; the suite's apps are \(known.joined(separator: ", "))"
+            "\(manifest): no app with bundle ID '\(DisplayText(bundleID))'; the suite's apps are \(known.joined(separator: ", "))"
         case .entitlements(let location, let error):
             "\(location): \(error)"
         }

@@ -83,9 +83,9 @@ extension SuiteReport {
     /// The report for people: each app with its findings (or `ok`), then suite-wide findings,
     /// then the summary line.
     public var text: String {
-        var lines = ["suite \(manifest): \(apps.count.counted("app"))", ""]
+        var lines = ["suite \(DisplayText(manifest)): \(apps.count.counted("app"))", ""]
         for app in apps {
-            lines.append(app.name.map { "\($0) (\(app.app))" } ?? app.app)
+            lines.append(DisplayText(app.name.map { "\($0) (\(app.app))" } ?? app.app).description)
             lines += Self.lines(for: findings(for: app.app))
         }
         let suiteWide = findings(for: nil)
@@ -101,7 +101,8 @@ extension SuiteReport {
         guard !findings.isEmpty else { return ["  ok"] }
         return findings.map { finding in
             let severity = finding.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
-            return "  \(severity) \(finding.rule.rawValue): \(finding.message)"
+            // A message quotes the manifest's values (cut where they are long); escape the rest.
+            return "  \(severity) \(finding.rule.rawValue): \(DisplayText(finding.message, limit: .max))"
         }
     }
 }
@@ -174,6 +175,6 @@ public struct SuiteCheckFailure: Error, Sendable, Hashable, StatusReporting {
         let counts = strict
             ? "\(errorCount.counted("error")) and \(warningCount.counted("warning")) (--strict)"
             : errorCount.counted("error")
-        return "suite check of \(manifest) found \(counts)"
+        return "suite check of \(DisplayText(manifest)) found \(counts)"
     }
 }

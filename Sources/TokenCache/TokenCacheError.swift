@@ -25,11 +25,11 @@ public enum TokenCacheError: Error, Sendable, Equatable, CustomStringConvertible
         case .interactionRequired(let reason, let lastWipe):
             "interaction_required: \(reason)" + (lastWipe.map { "; \($0)" } ?? "")
         case .accountNotFound(let identifier):
-            "no account '\(identifier)' in the token cache"
+            "no account '\(DisplayText(identifier))' in the token cache"
         case .invalidCacheItem(let item, let reason):
             "the cache item \(item) is invalid: \(reason)"
         case .invalidImport(let section, let key, let reason):
-            "cannot import the cache: \(section)" + (key.map { "['\($0)']" } ?? "") + ": \(reason); nothing was written"
+            "cannot import the cache: \(section)" + (key.map { "['\(DisplayText($0))']" } ?? "") + ": \(reason); nothing was written"
         case .invalidArgument(let message):
             message
         case .broker(let message):

@@ -2,6 +2,7 @@ import ArgumentParser
 import Device
 import Hazards
 import Mitigations
+import SharedKeychain
 
 struct HazardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -122,7 +123,8 @@ struct HazardRunCommand: ReportingCommand {
 
 /// Hazard reports as text: what a device shows, then what only the emulator shows (losses by
 /// provenance, audit trail), the result and the limits; side by side for several runs. Reports
-/// hold no secrets, so neither does this.
+/// hold no secrets, so neither does this. Their sentences may quote what the group's items say,
+/// so each is escaped (``DisplayText``).
 enum HazardReportText {
     static func header(_ hazard: Hazard, store: String) -> String {
         "hazard \(hazard.rawValue): \(hazard.summary)\nstore: \(store)\n"
@@ -141,15 +143,15 @@ enum HazardReportText {
         for mitigation in report.mitigations {
             text += "  mitigation: \(mitigation.name) [\(mitigation.label)]\n"
         }
-        text += "  group\(report.groups.count == 1 ? "" : "s"): \(report.groups.joined(separator: ", "))\n"
+        text += "  group\(report.groups.count == 1 ? "" : "s"): \(DisplayText(report.groups.joined(separator: ", ")))\n"
         text += "  what a device shows:\n"
         for (index, step) in report.deviceView.enumerated() {
-            text += "    \(index + 1). \(step)\n"
+            text += "    \(index + 1). \(DisplayText(step, limit: .max))\n"
         }
         let emulator = report.emulatorView
         text += "  what only the emulator shows (\(emulator.label)):\n"
         for line in emulator.lines {
-            text += "    - \(line)\n"
+            text += "    - \(DisplayText(line, limit: .max))\n"
         }
         if emulator.losses.isEmpty {
             text += "    lost (by the emulator's provenance): nothing\n"
@@ -162,10 +164,10 @@ enum HazardReportText {
             text += "    audit journal:\n"
             for entry in emulator.audit { text += "      \(entry)\n" }
         }
-        text += "  result: \(report.verdict)\n"
+        text += "  result: \(DisplayText(report.verdict, limit: .max))\n"
         if !report.limits.isEmpty {
             text += "  not prevented:\n"
-            for limit in report.limits { text += "    - \(limit)\n" }
+            for limit in report.limits { text += "    - \(DisplayText(limit, limit: .max))\n" }
         }
         return text
     }

@@ -120,7 +120,7 @@ struct ItemAddCommand: ReportingCommand {
         if global.json {
             Output.printJSON(ItemJSON(item, includeData: false))
         } else {
-            Output.standardOutput.write("added \(ItemJSON.name(of: item)) to group \(item.group)\n")
+            Output.standardOutput.write("added \(ItemJSON.name(of: item)) to group \(DisplayText(item.group))\n")
         }
     }
 }

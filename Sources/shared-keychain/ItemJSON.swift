@@ -94,9 +94,10 @@ struct ProvenanceJSON: Encodable {
 }
 
 extension ItemJSON {
-    /// An account or service for people: its text, or `0x` and hex when given as Data.
+    /// An account or service for people: its text (escaped and cut, ``DisplayText``), or `0x`
+    /// and hex when given as Data.
     static func shown(_ key: String, isData: Bool) -> String {
-        isData ? "0x" + AttributeBytes.hex(AttributeBytes.bytes(of: key)) : AttributeBytes.text(of: key)
+        DisplayText(isData ? "0x" + AttributeBytes.hex(AttributeBytes.bytes(of: key)) : AttributeBytes.text(of: key)).description
     }
 
     /// `account 'alice', service 'rt'`, or `internet password for account 'alice', server

@@ -259,7 +259,7 @@ struct LoadReportText {
         var text = """
             \(configuration.apps.counted("app")) as \(report.mode.rawValue) on \(report.backend), \
             mix \(configuration.mix), \(what), \(loop), \(String(format: "%.2f", report.seconds)) s measured
-            group \(configuration.group) (\(configuration.groupIsRunScoped ? "the run's own, deleted at the end" : "named with --group"))
+            group \(DisplayText(configuration.group)) (\(configuration.groupIsRunScoped ? "the run's own, deleted at the end" : "named with --group"))
 
             """
         let rows = report.operations.map { stats in
@@ -285,10 +285,10 @@ struct LoadReportText {
         text += "reconnects: \(report.reconnects)"
             + (duringReconnects.isEmpty ? "" : ", failed calls while reconnecting: \(duringReconnects) (not counted as unexpected)") + "\n"
         if let failure = report.cleanupFailure {
-            text += "clean-up: the simulated apps' items could not all be removed from \(configuration.group): \(failure)\n"
+            text += "clean-up: the simulated apps' items could not all be removed from \(DisplayText(configuration.group)): \(DisplayText(failure, limit: .max))\n"
         }
         if let failure = report.checkFailure {
-            text += "consistency: NOT CHECKED: the group could not be listed after the run: \(failure) -> FAIL\n\n"
+            text += "consistency: NOT CHECKED: the group could not be listed after the run: \(DisplayText(failure, limit: .max)) -> FAIL\n\n"
             return text
         }
         let consistency = report.consistency

@@ -84,7 +84,9 @@ struct ErrorBody: Encodable {
             let body = ErrorBody(error: .init(status: status.rawValue, name: status.name, code: code, message: message))
             Output.standardError.write(Output.json(body) + "\n")
         } else {
-            Output.standardError.write("error: \(status.name) (\(status.rawValue)): \(message)\n")
+            // Messages quote values items and manifests control, cut where they are long; no
+            // control character of one reaches the terminal whatever built the message.
+            Output.standardError.write("error: \(status.name) (\(status.rawValue)): \(DisplayText(message, limit: .max))\n")
         }
     }
 
@@ -151,16 +153,18 @@ extension PrivateKeyringError: StatusReporting {
     public var message: String { description }
 }
 
-/// A plain text table with columns padded to their widest cell.
+/// A plain text table with columns padded to their widest cell. Every cell is shown as
+/// ``DisplayText`` (escaped, cut at its limit): cells hold what items and manifests say.
 struct Table {
     let header: [String]
     let rows: [[String]]
 
     var rendered: String {
+        let cells = ([header] + rows).map { $0.map { DisplayText($0).description } }
         let widths = header.indices.map { column in
-            ([header] + rows).map { $0[column].count }.max() ?? 0
+            cells.map { $0[column].count }.max() ?? 0
         }
-        return ([header] + rows).map { row in
+        return cells.map { row in
             zip(row, widths).map { cell, width in cell.padding(toLength: width, withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").trimmingSuffixSpaces() + "\n"
         }.joined()

@@ -189,7 +189,8 @@ struct StateDirectoryScenarioDevice: ScenarioDevice {
 }
 
 /// A scenario run as text: a header, a timeline line per event as it happens, then the jobs'
-/// tallies and the verdicts. Never item data or tokens (outcomes hold none).
+/// tallies and the verdicts. Never item data or tokens (outcomes hold none). Outcomes quote what
+/// items and the scenario file say, so every line is escaped (``DisplayText``).
 struct ScenarioReportText {
     let scenario: Scenario
     private let appWidth: Int
@@ -200,8 +201,8 @@ struct ScenarioReportText {
     }
 
     func header(mode: String, store: String) -> String {
-        var text = "scenario \(scenario.name): \(scenario.apps.count.counted("app")) \(mode) on \(store)\n"
-        if let summary = scenario.summary { text += "  \(summary)\n" }
+        var text = "scenario \(DisplayText(scenario.name)): \(scenario.apps.count.counted("app")) \(mode) on \(store)\n"
+        if let summary = scenario.summary { text += "  \(DisplayText(summary, limit: .max))\n" }
         return text + "\n" + "    TIME  STEP  \(pad("APP"))  OPERATION -> OUTCOME\n"
     }
 
@@ -210,18 +211,18 @@ struct ScenarioReportText {
         let step = String(event.step).padding(toLength: 4, withPad: " ", startingAt: 0)
         let operation = (event.job.map { "[\($0)] " } ?? "") + event.operation
         let result = event.outcome.map(\.description) ?? event.note ?? "done"
-        return "\(time)  \(step)  \(pad(event.app))  \(operation) -> \(result)\n"
+        return "\(time)  \(step)  \(pad(DisplayText(event.app).description))  \(DisplayText("\(operation) -> \(result)", limit: .max))\n"
     }
 
     func footer(_ report: ScenarioReport) -> String {
         var text = ""
         if !report.jobs.isEmpty {
             text += "\njobs:\n"
-            for job in report.jobs { text += "  \(job.name) (\(job.app) \(job.operation)): \(job.tally)\n" }
+            for job in report.jobs { text += "  \(DisplayText("\(job.name) (\(job.app) \(job.operation)): \(job.tally)", limit: .max))\n" }
         }
         text += "\nassertions:\n"
         if report.verdicts.isEmpty { text += "  none\n" }
-        for verdict in report.verdicts { text += "  \(verdict)\n" }
+        for verdict in report.verdicts { text += "  \(DisplayText(verdict.description, limit: .max))\n" }
         let passed = report.verdicts.count - report.failedCount
         text += "\n\(passed) of \(report.verdicts.count.counted("assertion")) passed"
         text += String(format: " in %.2f s", report.seconds) + (report.passed ? "" : ": FAILED") + "\n"

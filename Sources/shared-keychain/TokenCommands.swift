@@ -99,7 +99,7 @@ struct TokenAcquireCommand: ReportingCommand {
             guard case .interactionRequired(let reason, let lastWipe) = error, !silent else { throw error }
             if !interactive, try !cache.knows(account: account) {
                 throw TokenCacheError.interactionRequired(
-                    reason: "\(reason); '\(account)' is not an account of this cache, so no sign-in was tried: check the spelling, or sign a new user in with --interactive (or `token signin`)",
+                    reason: "\(reason); '\(DisplayText(account))' is not an account of this cache, so no sign-in was tried: check the spelling, or sign a new user in with --interactive (or `token signin`)",
                     lastWipe: lastWipe)
             }
             if let caller = try brokerCaller() {
@@ -185,7 +185,7 @@ struct TokenRemoveCommand: ReportingCommand {
         if global.json {
             Output.printJSON(["removed": removed])
         } else {
-            Output.standardOutput.write("removed \(removed.counted("item")) for \(account)\n")
+            Output.standardOutput.write("removed \(removed.counted("item")) for \(DisplayText(account))\n")
         }
     }
 }

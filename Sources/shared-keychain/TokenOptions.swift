@@ -125,9 +125,9 @@ struct AuthenticationJSON: Encodable {
 
     var text: String {
         """
-        account:      \(account.username) (\(account.homeAccountID))
-        access token: \(accessToken)
-        scopes:       \(scopes.joined(separator: " "))
+        account:      \(account)
+        access token: \(DisplayText(accessToken, limit: .max))
+        scopes:       \(DisplayText(scopes.joined(separator: " ")))
         expires:      \(expiresOn.formatted(.iso8601))
         source:       \(source)\(brokerPrompted.map { $0 ? " (the broker signed the user in)" : " (the broker held the account: no prompt)" } ?? "")
 

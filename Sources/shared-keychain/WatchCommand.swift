@@ -90,7 +90,7 @@ struct WatchCommand: ReportingCommand {
     /// `watching G (3 items); stops after 5 events; Ctrl-C to stop`, on standard error.
     private func readyLine(_ watch: ItemWatch) -> String {
         let items = watch.initialItemCount
-        var line = "watching \(watch.groups.joined(separator: ", ")) (\(items.counted("item")))"
+        var line = "watching \(DisplayText(watch.groups.joined(separator: ", "))) (\(items.counted("item")))"
         var limits: [String] = []
         if let count { limits.append("\(count.counted("event"))") }
         if let duration { limits.append("\(duration.formatted()) s") }
@@ -113,8 +113,8 @@ private struct EventPrinter: Sendable {
         if json {
             line = Output.json(EventJSON(event, time: time), pretty: false)
         } else {
-            line = [time, event.kind.rawValue, event.group, event.account, event.service, event.addedBy ?? "-"]
-                .joined(separator: "  ")
+            let shown = [event.group, AttributeBytes.shown(event.account), AttributeBytes.shown(event.service), event.addedBy ?? "-"]
+            line = ([time, event.kind.rawValue] + shown.map { DisplayText($0).description }).joined(separator: "  ")
         }
         do {
             try FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 import Synchronization
 
 /// MSAL's account metadata: the sign-in state of every account for ONE client, in one item per
@@ -61,11 +62,11 @@ struct AccountMetadataItem: Sendable, Hashable {
         guard let map = object["account_metadata_map"] else { return }
         guard case .object(let accounts) = map else { throw FieldError("'account_metadata_map' is not an object") }
         for (homeAccountID, value) in accounts {
-            guard case .object(let entry) = value else { throw FieldError("'account_metadata_map.\(homeAccountID)' is not an object") }
+            guard case .object(let entry) = value else { throw FieldError("'account_metadata_map.\(DisplayText(homeAccountID))' is not an object") }
             let entryFields = FieldReader(object: entry)
             let stateName = try entryFields.optionalString("sign_in_state") ?? SignInState.unknown.rawValue
             guard let state = SignInState(rawValue: stateName) else {
-                throw FieldError("'sign_in_state' of \(homeAccountID) is '\(stateName)'; expected signed_in, signed_out or unknown")
+                throw FieldError("'sign_in_state' of \(DisplayText(homeAccountID)) is '\(DisplayText(stateName))'; expected signed_in, signed_out or unknown")
             }
             var authorityMap: JSONObject = [:]
             if case .object(let map)? = entry["athority_map"] { authorityMap = map }
@@ -240,7 +241,7 @@ struct LegacySignInRecord: Sendable, Hashable {
         environment = try fields.string("environment")
         let state = try fields.string("sign_in_state")
         guard let parsed = SignInState(rawValue: state) else {
-            throw FieldError("'sign_in_state' is '\(state)'; expected signed_in or signed_out")
+            throw FieldError("'sign_in_state' is '\(DisplayText(state))'; expected signed_in or signed_out")
         }
         self.state = parsed
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 
 /// Encoding and decoding of cache values. Output has sorted keys, so equal objects are equal bytes.
 enum CacheJSON {
@@ -142,8 +143,8 @@ struct FieldReader {
 
     /// A required non-empty string.
     func string(_ key: String) throws(FieldError) -> String {
-        guard let value = try optionalString(key) else { throw FieldError("'\(key)' is missing") }
-        guard !value.trimmingWhitespace.isEmpty else { throw FieldError("'\(key)' is empty") }
+        guard let value = try optionalString(key) else { throw FieldError("'\(DisplayText(key))' is missing") }
+        guard !value.trimmingWhitespace.isEmpty else { throw FieldError("'\(DisplayText(key))' is empty") }
         return value
     }
 
@@ -152,7 +153,7 @@ struct FieldReader {
         switch object[key] {
         case nil, .null?: return nil
         case .string(let value)?: return value
-        case let other?: throw FieldError("'\(key)' must be a string, but it is \(other.kindName)")
+        case let other?: throw FieldError("'\(DisplayText(key))' must be a string, but it is \(other.kindName)")
         }
     }
 
@@ -162,9 +163,9 @@ struct FieldReader {
         case nil, .null?: return nil
         case .integer(let value)?: return Date(timeIntervalSince1970: TimeInterval(value))
         case .string(let text)?:
-            guard let value = Int64(text) else { throw FieldError("'\(key)' must be whole epoch seconds, like \"1700000000\"") }
+            guard let value = Int64(text) else { throw FieldError("'\(DisplayText(key))' must be whole epoch seconds, like \"1700000000\"") }
             return Date(timeIntervalSince1970: TimeInterval(value))
-        case let other?: throw FieldError("'\(key)' must be a string of whole epoch seconds, but it is \(other.kindName)")
+        case let other?: throw FieldError("'\(DisplayText(key))' must be a string of whole epoch seconds, but it is \(other.kindName)")
         }
     }
 }

@@ -1,3 +1,5 @@
+import SharedKeychain
+
 /// An account of the shared cache, as the SDK's account list returns it.
 public struct CachedAccount: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `<oid>.<tid>`: the same for every app that signs the user in.
@@ -30,7 +32,7 @@ public struct CachedAccount: Sendable, Hashable, Codable, CustomStringConvertibl
     }
 
     /// `username (home account ID)`.
-    public var description: String { "\(username) (\(homeAccountID))" }
+    public var description: String { "\(DisplayText(username)) (\(DisplayText(homeAccountID)))" }
 }
 
 /// The account record of the unified cache schema.
@@ -40,7 +42,7 @@ extension CachedAccount {
         let fields = FieldReader(object: object)
         let authority = try fields.string("authority_type")
         guard let authorityType = AuthorityType.allCases.first(where: { $0.rawValue.caseInsensitiveCompare(authority) == .orderedSame }) else {
-            throw FieldError("'authority_type' is '\(authority)'; expected MSSTS, AAD, MSA or ADFS")
+            throw FieldError("'authority_type' is '\(DisplayText(authority))'; expected MSSTS, AAD, MSA or ADFS")
         }
         self.init(
             homeAccountID: try fields.string("home_account_id"),

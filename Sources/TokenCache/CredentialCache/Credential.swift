@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 
 /// An access, refresh or ID token in the unified cache schema.
 struct Credential: Sendable, Hashable {
@@ -38,7 +39,7 @@ struct Credential: Sendable, Hashable {
         let fields = FieldReader(object: object)
         let typeName = try fields.string("credential_type")
         guard let type = CredentialType.allCases.first(where: { $0.rawValue.caseInsensitiveCompare(typeName) == .orderedSame }) else {
-            throw FieldError("'credential_type' is '\(typeName)'; expected AccessToken, RefreshToken, IdToken or FamilyRefreshToken")
+            throw FieldError("'credential_type' is '\(DisplayText(typeName))'; expected AccessToken, RefreshToken, IdToken or FamilyRefreshToken")
         }
         self.type = type
         secret = try fields.string("secret")

@@ -33,7 +33,7 @@ extension TokenCache {
             guard let home = legacy.lazy.compactMap(\.value.homeAccountID).first else { throw .accountNotFound(name) }
             (homeAccountID, targets) = (home, [])
         }
-        let query = "credentials of \(homeAccountID) for client \(clientID)"
+        let query = "credentials of \(DisplayText(homeAccountID)) for client \(clientID)"
         let scope = KeychainQuery(group: accessGroup)
         let items = targets.map(\.item) + legacy.map(\.item)
         let deleted = try journaled("token remove", query: query, scope: scope, items: items) {
@@ -138,7 +138,7 @@ extension TokenCache {
             targets = (identifier, [], [], [])
         }
         let adal = configuration.sdk == .adal
-        let description = "every client's credentials and the account records of \(targets.homeAccountID)"
+        let description = "every client's credentials and the account records of \(DisplayText(targets.homeAccountID))"
         let deleted = try journaled("token wipe-account", query: description, scope: KeychainQuery(group: accessGroup), items: targets.items + legacy) {
             () throws(TokenCacheError) -> Int in
             var deleted = adal ? try wipeLegacy(userID: userID) : 0
@@ -258,7 +258,7 @@ public struct WipeRecord: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// `last wiped by <bundle> at <ISO 8601 time>`, as the SDK's diagnostics say it.
-    public var description: String { "last wiped by \(bundleID) at \(Self.format(wipeTime))" }
+    public var description: String { "last wiped by \(DisplayText(bundleID)) at \(Self.format(wipeTime))" }
 
     /// `kSecAttrGeneric` of the record, as the SDKs write it.
     public static let generic = "Microsoft.ADAL.WipeAll.1"

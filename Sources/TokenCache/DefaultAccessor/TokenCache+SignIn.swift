@@ -141,7 +141,7 @@ public struct AuthenticationResult: Sendable, Hashable, CustomStringConvertible 
 
     /// One line for people, tokens masked.
     public var description: String {
-        "\(account.username): access token \(accessToken.masked) for '\(scopes.joined(separator: " "))', expires \(expiresOn.formatted(.iso8601)), from \(source)"
+        "\(DisplayText(account.username)): access token \(accessToken.masked) for '\(DisplayText(scopes.joined(separator: " ")))', expires \(expiresOn.formatted(.iso8601)), from \(source)"
     }
 }
 

@@ -30,14 +30,14 @@ extension TokenCache {
         // accountStateForParameters: the client's account metadata, before any token.
         var earlierLayout: CacheSnapshot?
         if try signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) == .signedOut {
-            throw .interactionRequired(reason: "Account is signed out, user interaction is required. (\(account.username), client \(clientID))", lastWipe: nil)
+            throw .interactionRequired(reason: "Account is signed out, user interaction is required. (\(DisplayText(account.username)), client \(clientID))", lastWipe: nil)
         }
         let date = now()
         if !forceRefresh, let cached = try cachedResult(for: account, scopes: scopes, at: date) { return cached }
         // shouldCheckForFRTFirst: the family's first only in single-FRT mode.
         guard let (token, isFamily) = try refreshTokenToRedeem(for: account, familyFirst: try singleFRTEnabled()) else {
             throw .interactionRequired(
-                reason: "no refresh token of client \(clientID) or its family for \(account.username) (\(account.homeAccountID))",
+                reason: "no refresh token of client \(clientID) or its family for \(DisplayText(account.username)) (\(DisplayText(account.homeAccountID)))",
                 lastWipe: try? wipeInfo())
         }
         var tried = [(token, isFamily)]
@@ -60,7 +60,7 @@ extension TokenCache {
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
         }
         throw .interactionRequired(
-            reason: "the refresh tokens for \(account.username) were refused: \(refusals.joined(separator: "; "))", lastWipe: try? wipeInfo())
+            reason: "the refresh tokens for \(DisplayText(account.username)) were refused: \(refusals.joined(separator: "; "))", lastWipe: try? wipeInfo())
     }
 
     /// The account an identifier names, as the MSALAccount an app passes in: found by username
@@ -82,7 +82,7 @@ extension TokenCache {
         if let legacy = try legacyAccounts(clientID: clientID, familyID: Self.defaultFamilyID).first(where: { $0.isNamed(identifier) }) {
             return legacy
         }
-        throw .interactionRequired(reason: "no account '\(identifier)' is in the cache", lastWipe: try? wipeInfo())
+        throw .interactionRequired(reason: "no account '\(DisplayText(identifier))' is in the cache", lastWipe: try? wipeInfo())
     }
 
     /// `MSIDSilentTokenRequest executeRequestImpl` before any refresh: the access token

@@ -78,7 +78,7 @@ struct CacheImport {
                 guard data == earlier.data else {
                     throw .invalidImport(
                         section: section, key: key,
-                        reason: "it and \(earlier.section)['\(earlier.key)'] are the same keychain item with different contents")
+                        reason: "it and \(earlier.section)['\(DisplayText(earlier.key))'] are the same keychain item with different contents")
                 }
                 return false
             case (true, false): return true

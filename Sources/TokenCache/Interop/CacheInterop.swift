@@ -179,7 +179,7 @@ struct CacheExport {
 
     private mutating func put(_ object: JSONObject, key: String, in section: CacheSection, from item: KeychainItem) throws(TokenCacheError) {
         guard sections[section]?[key] == nil else {
-            throw .invalidCacheItem(item: item.primaryKey.description, reason: "its \(section.rawValue) key '\(key)' is also the key of another item")
+            throw .invalidCacheItem(item: item.primaryKey.description, reason: "its \(section.rawValue) key '\(DisplayText(key))' is also the key of another item")
         }
         sections[section, default: [:]][key] = .object(object)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SharedKeychain
 
 /// A stand-in for the Microsoft identity platform's token endpoint, with no network: it mints
 /// clearly fake tokens and unsigned ID tokens, and decides which refresh tokens it accepts.
@@ -59,12 +60,12 @@ public struct EmulatedIssuer: Sendable, Hashable {
     func refusal(of token: Credential, asFamilyToken: Bool, clientID: String, familyID: String?) -> String? {
         if asFamilyToken {
             guard let family = token.family, let familyID, CacheKey.normalized(familyID) == CacheKey.normalized(family) else {
-                return "invalid_grant: client \(clientID) is not a member of family \(token.family ?? "(none)")"
+                return "invalid_grant: client \(clientID) is not a member of family \(DisplayText(token.family ?? "(none)"))"
             }
             return nil
         }
         guard CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID) else {
-            return "invalid_grant: the refresh token was issued to client \(token.clientID)"
+            return "invalid_grant: the refresh token was issued to client \(DisplayText(token.clientID))"
         }
         return nil
     }

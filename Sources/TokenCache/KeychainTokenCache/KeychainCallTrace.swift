@@ -29,9 +29,9 @@ public struct KeychainCall: Sendable, Hashable, CustomStringConvertible {
     /// `SecItemUpdate account='alice-env' service='refreshtoken-c--' type=2002 -> errSecItemNotFound`.
     public var description: String {
         var parts = [function.rawValue]
-        if let account { parts.append("account='\(account)'") }
-        if let service { parts.append("service='\(service)'") }
-        if let generic { parts.append("generic='\(generic)'") }
+        if let account { parts.append("account='\(DisplayText(account))'") }
+        if let service { parts.append("service='\(DisplayText(service))'") }
+        if let generic { parts.append("generic='\(DisplayText(generic))'") }
         if let type { parts.append("type=\(type)") }
         if let accessibility { parts.append("accessible=\(accessibility.rawValue)") }
         var outcome = status.name

@@ -70,8 +70,8 @@ extension TokenCache {
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
         }
         let reason = refusals.isEmpty
-            ? "no ADAL refresh token of client \(clientID) or family \(family) (foci-\(family)) for \(account.username)"
-            : "the refresh tokens for \(account.username) were refused: \(refusals.joined(separator: "; "))"
+            ? "no ADAL refresh token of client \(clientID) or family \(family) (foci-\(family)) for \(DisplayText(account.username))"
+            : "the refresh tokens for \(DisplayText(account.username)) were refused: \(refusals.joined(separator: "; "))"
         throw .interactionRequired(reason: reason, lastWipe: try? wipeInfo())
     }
 
@@ -85,7 +85,7 @@ extension TokenCache {
             return account
         }
         guard identifier.contains("@") else {
-            throw .interactionRequired(reason: "no account '\(identifier)' is in the cache; ADAL names users by their UPN", lastWipe: nil)
+            throw .interactionRequired(reason: "no account '\(DisplayText(identifier))' is in the cache; ADAL names users by their UPN", lastWipe: nil)
         }
         let user = issuer.user(username: identifier, tenant: "common")
         return user.account(environment: environment)
