@@ -150,20 +150,6 @@ struct HostileItemProperties {
         }
     }
 
-    /// Flips, cuts or inserts bytes, driven by `bits`.
-    static func mutate(_ data: Data, _ bits: [UInt64]) -> Data {
-        var bytes = [UInt8](data)
-        for value in bits.prefix(3) where !bytes.isEmpty {
-            let position = Int(value % UInt64(bytes.count))
-            switch (value >> 32) % 3 {
-            case 0: bytes[position] ^= UInt8(truncatingIfNeeded: value >> 8) | 1
-            case 1: bytes.removeSubrange(position...)
-            default: bytes.insert(UInt8(truncatingIfNeeded: value >> 16), at: position)
-            }
-        }
-        return Data(bytes)
-    }
-
     /// The 20,000-deep archives, built once (a megabyte each; building is what costs here).
     static let deepArchives = Dictionary(uniqueKeysWithValues: ["ADTokenCacheStoreItem", "NSDictionary"].map {
         ($0, HostileArchive.archive(.deepNesting, rootClass: $0, depth: 20_000))
@@ -182,9 +168,9 @@ struct HostileItemProperties {
         case 0: HostileArchive.archive(shape, rootClass: rootClass, depth: depth)
         case 1: randomArchive(Array(bits.dropFirst()))
         case 2: randomJSON(Array(bits.dropFirst()))
-        default: mutate(randomArchive(Array(bits.dropFirst(2))), Array(bits.suffix(3)))
+        default: MalformedInputProperties.mutate(randomArchive(Array(bits.dropFirst(2))), Array(bits.suffix(4)))
         }
-        return pick >> 30 % 3 == 0 ? mutate(base, Array(bits.suffix(3))) : base
+        return pick >> 30 % 3 == 0 ? MalformedInputProperties.mutate(base, Array(bits.suffix(4))) : base
     }
 
     static let numbers = Gen.uint64(in: 0...UInt64.max).array(of: 8...40)

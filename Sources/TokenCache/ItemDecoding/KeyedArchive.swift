@@ -124,7 +124,8 @@ enum KeyedArchive {
                     case .integer(let number): decoded[name] = .number(Double(number))
                     case .real(let number): decoded[name] = .number(number)
                     case .bool(let flag): decoded[name] = .number(flag ? 1 : 0)
-                    default: throw .malformed("field '\(name)' is neither a reference nor a number")
+                    case .data(let bytes): decoded[name] = .data(bytes)  // `encodeBytes`
+                    default: throw .malformed("field '\(name.prefix(80))' is neither a reference, a number nor bytes")
                     }
                 }
                 return .object(className: className, fields: decoded)
