@@ -188,7 +188,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ScenarioTests",
-            dependencies: ["Scenarios", "SharedKeychain", "KeychainStorage", "KeychainTestSupport"],
+            dependencies: ["Scenarios", "SharedKeychain", "KeychainStorage", "KeychainTestSupport", "TokenCache"],
             swiftSettings: strict
         ),
         // Property-based tests: generated operation sequences against the in-memory model, and

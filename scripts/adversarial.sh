@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Writers and the daemon killed at random moments, for a bounded time, on a throw-away private
 # keyring; then every acknowledged write must be there, and `item list` must agree with
-# `secret-tool`, another Secret Service client reading the same keyring.
+# `secret-tool`, another Secret Service client reading the same keyring. Then a hostile app
+# plants crafted items in the token cache's group (ADAL-looking legacy items and wipe records
+# whose keyed archives have out-of-range references, non-class class records, cycles, 20,000
+# levels of nesting, ...) while the other apps list, acquire, remove, read the wipe record and
+# export: none may crash, each names the unreadable item once on standard error, and no other
+# account is lost.
 #
-#   bash scripts/adversarial.sh [--seconds N] [--writers N] [--seed N] [--keep]
+#   bash scripts/adversarial.sh [--seconds N] [--writers N] [--seed N] [--keep] [--hostile-only]
+#
+# ADVERSARIAL_BIN runs another build of the CLI (an older one, to see what it did).
 #
 # Each writer is a loop of separate CLI processes on keys of its own: add, update, and every
 # third key a delete. An operation counts as acknowledged only when its process exits 0; a key
@@ -18,13 +25,15 @@ seconds=30
 writers=4
 seed=$$
 keep=0
+hostile_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --seconds) seconds="$2"; shift 2 ;;
         --writers) writers="$2"; shift 2 ;;
         --seed) seed="$2"; shift 2 ;;
         --keep) keep=1; shift ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --hostile-only) hostile_only=1; shift ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -33,8 +42,8 @@ case "$seconds$writers$seed" in *[!0-9]*) echo "error: --seconds, --writers and 
 RANDOM=$seed
 
 source scripts/setup.sh
-swift build --product shared-keychain 2>&1 | grep -E "error|warning: [^p]" || true
-bin="$(swift build --show-bin-path)/shared-keychain"
+if [ -z "${ADVERSARIAL_BIN:-}" ]; then swift build --product shared-keychain 2>&1 | grep -E "error|warning: [^p]" || true; fi
+bin="${ADVERSARIAL_BIN:-$(swift build --show-bin-path)/shared-keychain}"
 unset DBUS_SESSION_BUS_ADDRESS
 
 work="$(mktemp -d)"
@@ -52,6 +61,13 @@ team=ABCDE12345
 group="$team.com.contoso.adversarial"
 app=(--app com.contoso.adversarial --team "$team" --state-dir "$state" --timeout 10s)
 "$bin" keyring start --state-dir "$state" >/dev/null
+passed=0
+failed=0
+check() {
+    if [ "$1" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $2" >&2; fi
+}
+
+writers_phase() {
 deadline=$(( $(date +%s) + seconds ))
 echo "==> $writers writers for ${seconds}s, writers and the daemon killed at random (seed $seed)"
 
@@ -116,12 +132,6 @@ if ! "$bin" item list --json --group "$group" --limit 1000000 "${app[@]}" > "$wo
 fi
 python3 -c 'import json, sys; [print(item["account"]) for item in json.load(open(sys.argv[1]))]' "$work/list.json" | sort > "$listed"
 
-passed=0
-failed=0
-check() {
-    if [ "$1" = ok ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $2" >&2; fi
-}
-
 # 1. Every acknowledged write is there with its data; every acknowledged delete stayed deleted.
 lost=0
 while read -r key value; do
@@ -148,5 +158,10 @@ if cmp -s "$listed" "$work/secret-tool"; then check ok; else
 fi
 
 echo "==> $acknowledged acknowledged operations on $(wc -l < "$expected") settled keys; $(wc -l < "$listed") items in the group"
+}
+
+[ "$hostile_only" = 1 ] || writers_phase
+source scripts/adversarial-hostile.sh
+hostile_phase
 echo "adversarial: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

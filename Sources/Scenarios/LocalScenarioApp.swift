@@ -19,7 +19,8 @@ final class LocalScenarioApp: ScenarioApp {
 
     /// - Throws: ``ScenarioError/suite(_:)`` when the app's entitlements are unusable, or
     ///   ``ScenarioError/appFailed(app:reason:)`` when its MSAL configuration is.
-    init(app: SuiteApp, store: any ItemStore, policy: MitigationPolicy) throws(ScenarioError) {
+    ///   - skippedItems: where the app's token cache reports items it cannot read, or nil.
+    init(app: SuiteApp, store: any ItemStore, policy: MitigationPolicy, skippedItems: SkippedItemReport? = nil) throws(ScenarioError) {
         bundleID = app.bundleID
         let identity: AppIdentity
         do { identity = try app.identity() } catch { throw .suite(error) }
@@ -27,12 +28,10 @@ final class LocalScenarioApp: ScenarioApp {
         let view: any ItemStore = policy.groups.isEmpty
             ? store : MitigatedStore(base: store, app: app.bundleID, policy: policy, now: clock.now)
         keychain = Keychain(app: identity, store: view, now: clock.now)
+        var configuration = TokenCacheConfiguration(clientID: app.clientID, keychainSharingGroup: app.keychainGroup.identifier, familyID: app.familyID)
+        configuration.skippedItems = skippedItems
         do {
-            tokens = try TokenCache(
-                keychain: keychain,
-                configuration: TokenCacheConfiguration(
-                    clientID: app.clientID, keychainSharingGroup: app.keychainGroup.identifier, familyID: app.familyID),
-                now: clock.now)
+            tokens = try TokenCache(keychain: keychain, configuration: configuration, now: clock.now)
         } catch {
             throw .appFailed(app: app.bundleID, reason: error.message)
         }

@@ -2,6 +2,7 @@ import Foundation
 import KeychainStorage
 import LoadGeneration
 import Synchronization
+import TokenCache
 
 /// A simulated app in a process of its own (the tool run as `scenario-worker`), so its calls
 /// contend with the other apps' for the keyring as real apps' do. Requests go out as
@@ -169,13 +170,14 @@ enum WorkerMessage: Codable, Sendable {
 /// ``WorkerMessage`` requests from standard input until it ends. Each request runs on a
 /// thread of its own, so operations of one app in a `concurrent` block overlap.
 public enum ScenarioWorker {
-    /// Serves `bundleID` of `scenario` on `store`; returns when standard input ends.
-    public static func serve(scenario: Scenario, bundleID: String, store: any ItemStore) {
+    /// Serves `bundleID` of `scenario` on `store`; returns when standard input ends. Items the
+    /// app cannot read are reported to `skippedItems`.
+    public static func serve(scenario: Scenario, bundleID: String, store: any ItemStore, skippedItems: SkippedItemReport? = nil) {
         let output = Output()
         let app: LocalScenarioApp
         do {
             let suiteApp = try scenario.suite.app(bundleID: bundleID)
-            app = try LocalScenarioApp(app: suiteApp, store: store, policy: scenario.policy)
+            app = try LocalScenarioApp(app: suiteApp, store: store, policy: scenario.policy, skippedItems: skippedItems)
         } catch {
             output.send(.failed(message: "\(error)"))
             return

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainStorage
 import Synchronization
+import TokenCache
 
 /// Runs a scenario: starts its apps (in this process or each in its own), performs the steps in
 /// order, runs `concurrent` operations at once and background jobs alongside, and judges every
@@ -12,12 +13,16 @@ public struct ScenarioRunner: Sendable {
     public let store: any ItemStore
     /// What `device:` steps act on; nil refuses a scenario that has any.
     public let device: (any ScenarioDevice)?
+    /// Where the apps in this process report items of the group they cannot read, or nil.
+    public let skippedItems: SkippedItemReport?
 
-    /// - Parameters: the scenario, the store its apps share, and the device around it.
-    public init(scenario: Scenario, store: any ItemStore, device: (any ScenarioDevice)? = nil) {
+    /// - Parameters: the scenario, the store its apps share, the device around it, and where
+    ///   unreadable items are reported.
+    public init(scenario: Scenario, store: any ItemStore, device: (any ScenarioDevice)? = nil, skippedItems: SkippedItemReport? = nil) {
         self.scenario = scenario
         self.store = store
         self.device = device
+        self.skippedItems = skippedItems
     }
 
     /// Empties every group the scenario's apps can reach (and the audit journals of its
@@ -60,13 +65,14 @@ public struct ScenarioRunner: Sendable {
         let launched = Mutex<[String: Result<any ScenarioApp, ScenarioError>]>([:])
         let store = store
         let policy = scenario.policy
+        let skippedItems = skippedItems
         onThreads(suiteApps.count) { index in
             let app = suiteApps[index]
             let result: Result<any ScenarioApp, ScenarioError>
             do throws(ScenarioError) {
                 switch launcher {
                 case .inProcess:
-                    result = .success(try LocalScenarioApp(app: app, store: store, policy: policy))
+                    result = .success(try LocalScenarioApp(app: app, store: store, policy: policy, skippedItems: skippedItems))
                 case .processes(let executable, let arguments):
                     result = .success(try ProcessScenarioApp(
                         bundleID: app.bundleID, executable: executable, arguments: arguments(app.bundleID)))

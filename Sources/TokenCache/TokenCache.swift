@@ -100,6 +100,9 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
     /// The SDK the app is built with: MSAL (the default), or ADAL, whose sign-ins write ADAL's
     /// legacy items beside MSAL's (``TokenCacheSDK``).
     public var sdk: TokenCacheSDK
+    /// Where the items a read skips (their value cannot be decoded) are reported, each once,
+    /// or nil. The SDK skips them too; this is how a user learns which they are.
+    public var skippedItems: SkippedItemReport?
 
     /// - Parameters: see the properties.
     public init(

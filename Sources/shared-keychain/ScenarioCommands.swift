@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import KeychainStorage
 import Scenarios
+import TokenCache
 
 struct ScenarioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -89,7 +90,10 @@ struct ScenarioRunCommand: ReportingCommand {
             throw UsageFailure(message: "--keyring memory keeps items inside one process: add --in-process, or use the private keyring")
         }
         let session = try KeychainSession(global)
-        let runner = ScenarioRunner(scenario: scenario, store: session.store, device: StateDirectoryScenarioDevice(global: global))
+        let json = global.json
+        let runner = ScenarioRunner(
+            scenario: scenario, store: session.store, device: StateDirectoryScenarioDevice(global: global),
+            skippedItems: SkippedItemReport { TokenOptions.warn(skipped: $0, json: json) })
         if fresh {
             let emptied = try runner.emptyGroups()
             Output.standardError.write("emptied the scenario's groups: \(emptied.counted("item")) deleted\n")
@@ -98,7 +102,6 @@ struct ScenarioRunCommand: ReportingCommand {
         if !global.json {
             Output.standardOutput.write(text.header(mode: inProcess ? "in process" : "as processes", store: session.store.name))
         }
-        let json = global.json
         // Past 2 s, a count on standard error: a step of 2,000 concurrent operations takes a while.
         let finished = Atomic<Int>(0)
         let progress = ProgressLine(quietFor: 2) { count, elapsed in
@@ -140,7 +143,10 @@ struct ScenarioWorkerCommand: ReportingCommand {
 
     func execute() throws {
         let loaded = try Scenario.load(from: URL(fileURLWithPath: scenario), suite: suite.map { URL(fileURLWithPath: $0) })
-        ScenarioWorker.serve(scenario: loaded, bundleID: app, store: try KeychainSession(global).store)
+        let json = global.json
+        ScenarioWorker.serve(
+            scenario: loaded, bundleID: app, store: try KeychainSession(global).store,
+            skippedItems: SkippedItemReport { TokenOptions.warn(skipped: $0, json: json) })
     }
 }
 

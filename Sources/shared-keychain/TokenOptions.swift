@@ -88,6 +88,7 @@ struct TokenOptions: ParsableArguments {
         if trace {
             configuration.trace = KeychainCallTrace { call in Output.standardError.write("trace: \(call)\n") }
         }
+        configuration.skippedItems = SkippedItemReport { Self.warn(skipped: $0, json: global.json) }
         let cache = try TokenCache(keychain: keychain, configuration: configuration,
                                    issuer: EmulatedIssuer(accessTokenLifetime: tokenLifetime), now: clock())
         // A cache import killed half-way is undone before anyone reads the group.
@@ -99,6 +100,35 @@ struct TokenOptions: ParsableArguments {
     }
 
     func secret(_ secret: TokenSecret) -> String { showSecrets ? secret.value : secret.masked }
+
+    /// One line on standard error for an item a read skipped (its value cannot be decoded):
+    /// where it is and why, never its data; a JSON object with `--json`.
+    static func warn(skipped item: SkippedItem, json: Bool) {
+        guard !json else {
+            let fields = ["warning": "skipped an unreadable item", "group": item.group, "account": item.account, "service": item.service, "reason": item.reason]
+            Output.standardError.write(Output.json(fields, pretty: false) + "\n")
+            return
+        }
+        let place = "account '\(visible(item.account))' service '\(visible(item.service))' in \(visible(item.group))"
+        Output.standardError.write("warning: skipped the unreadable item \(place): \(visible(item.reason))\n")
+    }
+
+    /// Text another app controls as one safe line: control characters as visible escapes, and
+    /// cut at 200 characters with the length shown. (Kept private here; the CLI's own escaping
+    /// of item text is a separate change.)
+    private static func visible(_ text: String) -> String {
+        let limit = 200
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(limit) {
+            if scalar.properties.generalCategory == .control {
+                shown += scalar.value < 0x80 ? String(format: "\\x%02X", scalar.value) : String(format: "\\u{%X}", scalar.value)
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        let count = text.unicodeScalars.count
+        return count > limit ? shown + "... (\(count) characters)" : shown
+    }
 }
 
 /// A token result as `--json` prints it.

@@ -1,8 +1,10 @@
 import Foundation
 import KeychainStorage
 import Scenarios
+import KeychainTestSupport
 import SharedKeychain
 import Testing
+import TokenCache
 
 @Suite("Scenario runs in process")
 struct ScenarioRunnerTests {
@@ -42,6 +44,26 @@ struct ScenarioRunnerTests {
             #expect(error.description.contains("step 8: no daemon here"), "\(error)")
         }
         #expect(try store.items(matching: ItemQuery(groups: scenario.groups()), limit: nil).isEmpty)
+    }
+
+    @Test("a hostile item in the shared group is skipped by the scenario's apps and reported once")
+    func hostileItemsAreSkippedAndReported() throws {
+        let examples = try Examples()
+        defer { examples.remove() }
+        let scenario = try Scenario.load(from: examples.scenario("concurrent-signin"))
+        let store = InMemoryStore()
+        let group = try #require(try scenario.groups().first { $0.hasSuffix(".com.microsoft.adalcache") })
+        let now = Date()
+        // ADAL's legacy item for Alice whose archive refers to itself.
+        try store.add(StoredItem(
+            group: group, account: "YWxpY2VAY29udG9zby5jb20", service: "MSOpenTech.ADAL.1|hostile", generic: Data("MSOpenTech.ADAL.1".utf8),
+            creationDate: now, modificationDate: now, data: HostileArchive.archive(.selfReference, rootClass: "ADTokenCacheStoreItem")))
+        let skipped = SkippedItemReport()
+        let report = try ScenarioRunner(scenario: scenario, store: store, skippedItems: skipped).run(launcher: .inProcess)
+        #expect(report.passed, "\(report.verdicts.filter { !$0.passed })")
+        #expect(skipped.items == [SkippedItem(
+            group: group, account: "YWxpY2VAY29udG9zby5jb20", service: "MSOpenTech.ADAL.1|hostile",
+            reason: "the archive's objects refer to themselves in a cycle")])
     }
 
     @Test("wipe-all: the refresh job fails after the wipe, and no wipe record is left in the group", arguments: Backend.memoryAndKeyring)

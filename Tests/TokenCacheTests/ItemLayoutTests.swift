@@ -203,15 +203,15 @@ struct ItemLayoutTests {
         let object = suite.json(try suite.item(account: user, service: service))
         let fieldError = #expect(throws: FieldError.self) { try Credential(object: object) }
         #expect(fieldError?.reason == "'secret' is missing")
-        // An export refuses rather than dropping it silently, and names the item.
-        let error = #expect(throws: TokenCacheError.self) { try suite.mail.exportCache() }
-        guard case .invalidCacheItem(let item, let reason)? = error else {
-            Issue.record("expected invalidCacheItem, got \(String(describing: error))")
-            return
-        }
-        #expect(item.contains(service))
-        #expect(reason == "'secret' is missing")
-        #expect(error?.status == .decode)
+        // An export leaves it out, as every reader skips it, and reports it (never silently).
+        let report = SkippedItemReport()
+        var configuration = suite.mail.configuration
+        configuration.skippedItems = report
+        let reporting = try TokenCache(keychain: suite.mail.keychain, configuration: configuration, now: suite.clock.function)
+        let exported = try #require(CacheJSON.object(from: try reporting.exportCache()))
+        #expect(exported["AccessToken"]?.objectValue?.isEmpty == true)
+        #expect(exported["RefreshToken"]?.objectValue?.isEmpty == false)
+        #expect(report.items == [SkippedItem(group: suite.group, account: user, service: service, reason: "'secret' is missing")])
         // Token lookups skip it as the SDK does: the app's own refresh token is redeemed instead
         // (own first outside single-FRT mode: MSIDSilentTokenRequest shouldCheckForFRTFirst).
         let silent = try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])

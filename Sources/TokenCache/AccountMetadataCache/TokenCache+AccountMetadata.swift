@@ -10,7 +10,7 @@ extension TokenCache {
     func readAccountMetadata() throws(TokenCacheError) -> CacheSnapshot.Entry<AccountMetadataItem>? {
         let layout = AccountMetadataItem.layout(clientID: clientID)
         let found = try items(matching: KeychainQuery(group: accessGroup, account: layout.account, service: layout.service, type: layout.type))
-        return CacheSnapshot(items: found).accountMetadata(clientID: clientID)
+        return decoded(found).accountMetadata(clientID: clientID)
     }
 
     /// This client's sign-in state for `homeAccountID` (`signInStateForHomeAccountId`, one read
@@ -29,7 +29,7 @@ extension TokenCache {
 
     /// The sign-in records of the emulator's earlier layout (`{type 4001}`): an emulator-only read.
     func earlierLayoutRecords() throws(TokenCacheError) -> CacheSnapshot {
-        CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup, type: ItemType.legacySignInState)))
+        decoded(try items(matching: KeychainQuery(group: accessGroup, type: ItemType.legacySignInState)))
     }
 
     /// `updateSignInStateForHomeAccountId`: reads the client's item, sets `state` for the

@@ -25,7 +25,7 @@ extension TokenCache {
     public func accountStates() throws(TokenCacheError) -> [AccountState] {
         let refreshTypes = try singleFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
         let types = Array(ItemType.accounts) + refreshTypes.map(\.itemType) + [ItemType.appMetadata, ItemType.legacySignInState]
-        let snapshot = CacheSnapshot(items: try items(ofTypes: types))
+        let snapshot = decoded(try items(ofTypes: types))
         let metadata = try readAccountMetadata()?.value
         let family = familyForLookup(in: snapshot).map(CacheKey.normalized)
         let client = CacheKey.normalized(clientID)

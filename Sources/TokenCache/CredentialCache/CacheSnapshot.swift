@@ -20,9 +20,9 @@ struct CacheSnapshot: Sendable {
     private(set) var accountMetadata: [Entry<AccountMetadataItem>] = []
     /// Sign-in records of the emulator's earlier layout (type 4001), read until converted.
     private(set) var legacySignInStates: [Entry<LegacySignInRecord>] = []
-    /// Cache items (credentials, accounts, app metadata) whose value cannot be used. The SDKs
-    /// skip them when looking tokens up; an export refuses them.
-    private(set) var invalid: [(item: KeychainItem, reason: String)] = []
+    /// Items whose value cannot be used (cache items, account metadata, the wipe record): the
+    /// SDKs skip them, and so does every reader here; ``TokenCache/decoded(_:)`` reports them.
+    private(set) var skipped: [(item: KeychainItem, reason: String)] = []
     private(set) var wipeRecord: WipeRecord?
     /// The stored JSON of every cache item that holds a JSON object, for rewrites that keep
     /// unknown fields.
@@ -34,7 +34,7 @@ struct CacheSnapshot: Sendable {
 
     private mutating func add(_ item: KeychainItem) {
         if WipeRecord.isRecord(item) {
-            wipeRecord = try? WipeRecord(data: item.data)
+            do { wipeRecord = try WipeRecord(data: item.data) } catch { skipped.append((item, error.reason)) }
             return
         }
         guard let type = item.type else { return }
@@ -44,8 +44,9 @@ struct CacheSnapshot: Sendable {
         }
         let isCacheItem = ItemType.credentials.contains(type) || ItemType.accounts.contains(type) || type == ItemType.appMetadata
         guard isCacheItem || type == ItemType.accountMetadata || type == ItemType.legacySignInState else { return }
-        guard let object = CacheJSON.object(from: item.data) else {
-            if isCacheItem { invalid.append((item, "the value is not a JSON object")) }
+        let object: JSONObject
+        do { object = try CacheJSON.parse(item.data) } catch {
+            skipped.append((item, error.reason))
             return
         }
         // Kept even when the value is invalid, so a rewrite still carries its unknown fields.
@@ -74,7 +75,7 @@ struct CacheSnapshot: Sendable {
                 legacySignInStates.append(Entry(item: item, value: try LegacySignInRecord(object: object), object: object))
             }
         } catch {
-            if isCacheItem { invalid.append((item, error.reason)) }
+            skipped.append((item, error.reason))
         }
     }
 

@@ -31,14 +31,14 @@ extension TokenCache {
         }
         // MSALAccountsProvider allAccounts: the family from appMetadataItem.
         let family = family(from: try appMetadataItem(anyEnvironment: true)).map(CacheKey.normalized)
-        let records = CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup, type: AuthorityType.msSTS.itemType)))
+        let records = decoded(try items(matching: KeychainQuery(group: accessGroup, type: AuthorityType.msSTS.itemType)))
             .accounts.map(\.value)
         // homeAccountIdsFromRTsWithAuthority: in single-FRT mode the family tokens are their own
         // type (2008), read first.
         let refreshTypes = try singleFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
         var tokens: [Credential] = []
         for type in refreshTypes {
-            tokens += CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup, type: type.itemType))).credentials.map(\.value)
+            tokens += decoded(try items(matching: KeychainQuery(group: accessGroup, type: type.itemType))).credentials.map(\.value)
         }
         // idTokensWithAuthority: read for their claims, which the emulator's accounts do not carry.
         _ = try items(matching: KeychainQuery(group: accessGroup, type: CredentialType.idToken.itemType))
@@ -82,7 +82,7 @@ extension TokenCache {
     /// ID) in this environment, whichever app wrote it: a user the suite has signed in, with
     /// tokens or not. The CLI signs in interactively only users it knows, unless told to.
     public func knows(account identifier: String) throws(TokenCacheError) -> Bool {
-        let snapshot = CacheSnapshot(items: try items(ofTypes: Array(ItemType.accounts)))
+        let snapshot = decoded(try items(ofTypes: Array(ItemType.accounts)))
         return snapshot.account(named: identifier, environment: environment) != nil
     }
 }

@@ -29,7 +29,7 @@ extension TokenCache {
     func accountRecord(homeAccountID: String, realm: String) throws(TokenCacheError) -> CachedAccount? {
         let found = try items(matching: KeychainQuery(group: accessGroup, service: CacheKey.normalized(realm), type: AuthorityType.msSTS.itemType))
         let home = CacheKey.normalized(homeAccountID)
-        return CacheSnapshot(items: found).accounts.map(\.value).first {
+        return decoded(found).accounts.map(\.value).first {
             CacheKey.normalized($0.homeAccountID) == home && CacheKey.normalized($0.environment) == environment
         }
     }
@@ -38,7 +38,7 @@ extension TokenCache {
     /// the records of this environment.
     func accountRecords(username: String) throws(TokenCacheError) -> [CachedAccount] {
         let query = KeychainQuery(group: accessGroup, generic: Data(CacheKey.normalized(username).utf8), type: AuthorityType.msSTS.itemType)
-        return CacheSnapshot(items: try items(matching: query)).accounts.map(\.value).filter { CacheKey.normalized($0.environment) == environment }
+        return decoded(try items(matching: query)).accounts.map(\.value).filter { CacheKey.normalized($0.environment) == environment }
     }
 
     /// `getAppMetadataEntries` / `MSALAccountsProvider appMetadataItem`:
@@ -47,7 +47,7 @@ extension TokenCache {
     /// authority).
     func appMetadataItem(anyEnvironment: Bool) throws(TokenCacheError) -> AppMetadata? {
         let layout = ItemLayout.appMetadata(environment: environment, clientID: clientID, familyID: nil)
-        let found = CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup, service: layout.service, type: layout.type)))
+        let found = decoded(try items(matching: KeychainQuery(group: accessGroup, service: layout.service, type: layout.type)))
         let client = CacheKey.normalized(clientID)
         return found.appMetadata.map(\.value).first {
             CacheKey.normalized($0.clientID) == client && (anyEnvironment || CacheKey.normalized($0.environment) == environment)
@@ -119,7 +119,7 @@ extension TokenCache {
     }
 
     private func credentials(_ query: KeychainQuery) throws(TokenCacheError) -> [CacheSnapshot.Entry<Credential>] {
-        CacheSnapshot(items: try items(matching: query)).credentials
+        decoded(try items(matching: query)).credentials
     }
 
     /// Whether `token` is this client's of `type` for the account in this environment.

@@ -227,13 +227,16 @@ extension TokenCache {
     }
 
     /// The group's wipe record: who last deleted refresh tokens, and when (`wipeInfo:`: the first
-    /// item with account `TokenWipe` and the record's generic, any service).
+    /// item with account `TokenWipe` and the record's generic, any service). A record that
+    /// cannot be read counts as none, as in the SDK (which logs it), and is reported to
+    /// ``TokenCacheConfiguration/skippedItems``.
     public func wipeInfo() throws(TokenCacheError) -> WipeRecord? {
         guard let item = try items(matching: WipeRecord.query(in: accessGroup)).first else { return nil }
         do {
             return try WipeRecord(data: item.data)
         } catch {
-            throw .invalidCacheItem(item: item.primaryKey.description, reason: error.reason)
+            reportSkipped(item, reason: error.reason)
+            return nil
         }
     }
 }
@@ -290,16 +293,22 @@ public struct WipeRecord: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Reads a stored record: the SDK's keyed archive, or the JSON this emulator wrote before
-    /// (`wipeTime` as ISO 8601 or epoch seconds), which the next write converts.
+    /// Reads a stored record: the SDK's keyed archive (with ``KeyedArchive``'s checks and
+    /// limits, never `NSKeyedUnarchiver`), or the JSON this emulator wrote before (`wipeTime` as
+    /// ISO 8601 or epoch seconds), which the next write converts.
     init(data: Data) throws(FieldError) {
-        if let archived = try? NSKeyedUnarchiver.unarchivedObject(
-            ofClasses: [NSDictionary.self, NSString.self, NSDate.self], from: data) as? NSDictionary {
-            guard let bundle = archived["bundleId"] as? String else { throw FieldError("the archive has no 'bundleId' string") }
-            guard let date = archived["wipeTime"] as? Date else { throw FieldError("the archive has no 'wipeTime' date") }
+        do throws(ItemDecodingError) {
+            let archived = try KeyedArchive.root(of: data, allowing: Self.archivedClasses)
+            guard case .dictionary = archived else { throw .wrongType(key: NSKeyedArchiveRootObjectKey, expected: "a dictionary", found: archived.kindName) }
+            guard let bundle = try archived.string("bundleId") else { throw .malformed("the archive has no 'bundleId' string") }
+            guard let date = try archived.date("wipeTime") else { throw .malformed("the archive has no 'wipeTime' date") }
             bundleID = bundle
             wipeTime = date
             return
+        } catch .notAnArchive {
+            // Not a keyed archive: the emulator's earlier JSON, below.
+        } catch {
+            throw FieldError(error.reason)
         }
         guard let object = CacheJSON.object(from: data) else {
             throw FieldError("the value is neither an NSKeyedArchiver archive nor this emulator's earlier JSON")
@@ -314,6 +323,9 @@ public struct WipeRecord: Sendable, Hashable, Codable, CustomStringConvertible {
             throw FieldError("'wipeTime' is missing")
         }
     }
+
+    /// The classes the record's archive may hold (`wipeInfo:`'s secure-coding classes).
+    static let archivedClasses: Set<String> = ["NSDictionary", "NSMutableDictionary", "NSString", "NSMutableString", "NSDate"]
 
     static func format(_ date: Date) -> String {
         date.formatted(.iso8601)

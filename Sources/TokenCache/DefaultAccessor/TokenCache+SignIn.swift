@@ -44,7 +44,7 @@ extension TokenCache {
         let accessToken = response.accessTokenCredential
         let home = CacheKey.normalized(account.homeAccountID)
         let accessTokenLayout = accessToken.layout()
-        let intersecting = CacheSnapshot(items: try items(matching: KeychainQuery(
+        let intersecting = decoded(try items(matching: KeychainQuery(
             group: accessGroup, account: accessTokenLayout.account, generic: accessTokenLayout.generic, type: accessTokenLayout.type)))
         for entry in intersecting.credentials where entry.value.type == .accessToken {
             let token = entry.value
@@ -84,7 +84,7 @@ extension TokenCache {
         // The previous JSON (`accountWithKey`: `{account, service <realm>, type}`) with the
         // response's fields over it: fields it lacks survive.
         let layout = account.layout
-        let previous = CacheSnapshot(items: try items(matching: KeychainQuery(
+        let previous = decoded(try items(matching: KeychainQuery(
             group: accessGroup, account: layout.account, service: layout.service, type: layout.type)))
         let merged = (previous.objects[layout.address] ?? [:]).merging(fields) { _, new in new }
         try store(CacheJSON.data(merged), at: account.layout)

@@ -12,8 +12,8 @@ extension TokenCache {
     /// (unknown fields included). The wipe record and sign-in states are not part of the format.
     /// Output has sorted keys, so export, import into an empty group, export gives equal bytes.
     ///
-    /// - Throws: ``TokenCacheError/invalidCacheItem(item:reason:)`` for an item that is not valid
-    ///   (no `secret`, say) rather than leaving it out silently.
+    /// An item whose value cannot be read (no `secret`, say, or not JSON) is left out, as the
+    /// SDK's reads skip it, and reported to ``TokenCacheConfiguration/skippedItems``.
     public func exportCache(keyStyle: CacheKeyStyle = .msalPython) throws(TokenCacheError) -> Data {
         try exportCacheReporting(keyStyle: keyStyle).data
     }
@@ -23,7 +23,7 @@ extension TokenCache {
     /// are left out, and the result says so.
     public func exportCacheReporting(keyStyle: CacheKeyStyle = .msalPython) throws(TokenCacheError) -> CacheExportResult {
         let items = try items(matching: KeychainQuery(group: accessGroup))
-        let data = try CacheExport(CacheSnapshot(items: items), style: keyStyle).data
+        let data = try CacheExport(decoded(items), style: keyStyle).data
         return CacheExportResult(data: data, legacyItemsLeftOut: items.filter(LegacyTokenCacheKey.isLegacy).count)
     }
 
@@ -128,12 +128,12 @@ public enum CacheKeyStyle: String, Sendable, CaseIterable {
 struct CacheExport {
     private var sections: [CacheSection: JSONObject] = Dictionary(uniqueKeysWithValues: CacheSection.allCases.map { ($0, [:]) })
 
+    /// Items whose value cannot be read are left out (the snapshot skipped them, and
+    /// ``TokenCache/decoded(_:)`` reported them).
+    ///
     /// - Throws: ``TokenCacheError/invalidCacheItem(item:reason:)`` for an item that cannot be
-    ///   exported faithfully (unreadable, or its key taken by another item).
+    ///   exported faithfully: its key taken by another item.
     init(_ snapshot: CacheSnapshot, style: CacheKeyStyle = .msalPython) throws(TokenCacheError) {
-        if let bad = snapshot.invalid.first {
-            throw .invalidCacheItem(item: bad.item.primaryKey.description, reason: bad.reason)
-        }
         // MSAL Python keeps one refresh token per user and client: the client's and the family
         // token fold into one entry, the newer one; when they are the same token, the family's
         // copy, which carries the `family_id` MSAL Python's entry has (the client's own copy

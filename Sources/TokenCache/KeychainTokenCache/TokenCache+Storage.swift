@@ -8,7 +8,7 @@ import SharedKeychain
 extension TokenCache {
     /// Every item of the group, in one `copyMatching` with `kSecMatchLimitAll`.
     func snapshot() throws(TokenCacheError) -> CacheSnapshot {
-        CacheSnapshot(items: try items(matching: KeychainQuery(group: accessGroup)))
+        decoded(try items(matching: KeychainQuery(group: accessGroup)))
     }
 
     /// The items matching `query`; none is an empty array, not an error.

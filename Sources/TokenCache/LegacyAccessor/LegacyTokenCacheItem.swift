@@ -118,20 +118,33 @@ extension LegacyTokenCacheItem {
         }
     }
 
-    /// Reads an archive ADAL or this emulator wrote.
+    /// Reads an archive ADAL or this emulator wrote, with ``KeyedArchive``'s checks and limits
+    /// (never `NSKeyedUnarchiver`, which stops the process on a crafted archive). As with secure
+    /// coding, only the item's classes and Foundation's value classes may appear.
     init(archive data: Data) throws(FieldError) {
-        let unarchiver: NSKeyedUnarchiver
-        do { unarchiver = try NSKeyedUnarchiver(forReadingFrom: data) } catch {
-            throw FieldError("the value is not an NSKeyedArchiver archive")
+        do throws(ItemDecodingError) {
+            let root = try KeyedArchive.root(of: data, allowing: Self.archivedClasses)
+            guard case .object(Self.archivedClassName, _) = root else {
+                throw .wrongType(key: NSKeyedArchiveRootObjectKey, expected: "an \(Self.archivedClassName)", found: root.kindName)
+            }
+            guard let authority = try root.string("authority"), let clientID = try root.string("clientId") else {
+                throw .malformed("the \(Self.archivedClassName) has no client ID or no authority")
+            }
+            let userInformation = try root.object("userInformation", className: Self.archivedUserInformationClassName)
+            let server = try root.object("additionalServer", className: "NSDictionary")
+            self.init(
+                authority: authority, accessToken: try root.string("accessToken"), refreshToken: try root.string("refreshToken"),
+                idToken: try userInformation?.string("rawIdToken"), accessTokenType: try root.string("accessTokenType") ?? Self.bearer,
+                clientID: clientID, resource: try root.string("resource"), familyID: try root.string("familyId"),
+                expiresOn: try root.date("expiresOn"), cachedAt: try root.date("cachedAt"),
+                extendedExpiresOn: try server?.date("extended_expires_on"), homeAccountID: try root.string("homeAccountId"))
+        } catch {
+            throw FieldError(error.reason)
         }
-        unarchiver.requiresSecureCoding = true
-        unarchiver.setClass(ArchivedTokenCacheItem.self, forClassName: Self.archivedClassName)
-        unarchiver.setClass(ArchivedUserInformation.self, forClassName: Self.archivedUserInformationClassName)
-        let root = unarchiver.decodeObject(of: ArchivedTokenCacheItem.self, forKey: NSKeyedArchiveRootObjectKey)
-        unarchiver.finishDecoding()
-        guard let item = root?.item else { throw FieldError("the archive holds no \(Self.archivedClassName) with a client ID and an authority") }
-        self = item
     }
+
+    /// The classes an item's archive may hold.
+    static let archivedClasses = KeyedArchive.valueClasses.union([archivedClassName, archivedUserInformationClassName])
 }
 
 /// Class names in a finished `NSKeyedArchiver` archive.

@@ -23,7 +23,7 @@ extension TokenCache {
     /// The legacy item at `key` (`tokenWithKey`), if it is there and decodes.
     func legacyItem(at key: LegacyTokenCacheKey) throws(TokenCacheError) -> LegacyEntry? {
         let query = KeychainQuery(group: accessGroup, account: key.account, service: key.service, generic: LegacyTokenCacheKey.generic)
-        return try items(matching: query).lazy.compactMap(Self.decodeLegacy).first
+        return try items(matching: query).lazy.compactMap(decodeLegacy).first
     }
 
     /// Every legacy item of `userID`, or of the whole group when nil: one query
@@ -32,12 +32,17 @@ extension TokenCache {
     func legacyItems(userID: String?) throws(TokenCacheError) -> [LegacyEntry] {
         let query = KeychainQuery(
             group: accessGroup, account: userID.map(LegacyTokenCacheKey.account(userID:)), generic: LegacyTokenCacheKey.generic)
-        return try items(matching: query).compactMap(Self.decodeLegacy)
+        return try items(matching: query).compactMap(decodeLegacy)
     }
 
-    static func decodeLegacy(_ item: KeychainItem) -> LegacyEntry? {
-        guard item.type == nil, let value = try? LegacyTokenCacheItem(archive: item.data) else { return nil }
-        return LegacyEntry(item: item, value: value)
+    /// `item` decoded, or nil when it is no legacy item (it has a type) or its archive cannot
+    /// be read: then it is skipped, as the SDK skips it, and reported.
+    func decodeLegacy(_ item: KeychainItem) -> LegacyEntry? {
+        guard item.type == nil else { return nil }
+        do { return LegacyEntry(item: item, value: try LegacyTokenCacheItem(archive: item.data)) } catch {
+            reportSkipped(item, reason: error.reason)
+            return nil
+        }
     }
 
     /// The legacy accessor's `accountsWithAuthority` with no authority: the users of the legacy

@@ -33,7 +33,7 @@ extension TokenCache {
                     expiresOn: expiresOn, account: found.value.account ?? account, tenantID: account.tenantID, source: .cache)
             }
         }
-        let snapshot = CacheSnapshot(items: try itemsOf(homeAccountID: account.homeAccountID))
+        let snapshot = decoded(try itemsOf(homeAccountID: account.homeAccountID))
         let msalFormat = { (type: CredentialType, client: String) in
             snapshot.credential(at: ItemLayout.credential(
                 type, homeAccountID: account.homeAccountID, environment: self.environment, clientOrFamilyID: client, realm: nil, target: nil))
@@ -78,7 +78,7 @@ extension TokenCache {
     /// The user an ADAL call names (ADAL identifies users by their UPN): from the account records
     /// MSAL's format keeps, else from the legacy items' ID tokens, else a UPN on its own.
     func legacyUser(named identifier: String) throws(TokenCacheError) -> CachedAccount {
-        let accounts = CacheSnapshot(items: try items(ofTypes: Array(ItemType.accounts)))
+        let accounts = decoded(try items(ofTypes: Array(ItemType.accounts)))
         if let account = accounts.account(named: identifier, environment: environment) { return account }
         if let account = try legacyItems(userID: identifier.contains("@") ? identifier : nil).compactMap(\.value.account)
             .first(where: { $0.isNamed(identifier) }) {
