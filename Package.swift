@@ -178,12 +178,15 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadGenerationTests",
-            dependencies: ["LoadGeneration", "SharedKeychain", "KeychainTestSupport"],
+            dependencies: ["LoadGeneration", "SharedKeychain", "KeychainTestSupport", "Device", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "HazardTests",
-            dependencies: ["Hazards", "Mitigations", "SharedKeychain", "TokenCache", "KeychainTestSupport", "SecretServiceStorage"],
+            dependencies: [
+                "Hazards", "Mitigations", "SharedKeychain", "TokenCache", "KeychainTestSupport", "SecretServiceStorage", "Device",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
