@@ -74,7 +74,7 @@ let package = Package(
         // Layer 4: suites of apps as they are configured (manifest, plists, registration rules).
         .target(
             name: "SuiteManifest",
-            dependencies: ["SharedKeychain", .product(name: "Yams", package: "Yams")],
+            dependencies: ["SharedKeychain", "TokenCache", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         // Layer 4: the device a state directory stands for: the apps installed on it.
@@ -158,6 +158,11 @@ let package = Package(
             name: "SharedKeychainTests",
             dependencies: ["SharedKeychain", "KeychainStorage", "SecretServiceStorage", "KeychainTestSupport", "KeychainServices"],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "DeviceTests",
+            dependencies: ["Device", "SuiteManifest", "TokenCache"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -28,11 +28,8 @@ final class LocalScenarioApp: ScenarioApp {
             ? store : MitigatedStore(base: store, app: app.bundleID, policy: policy, now: clock.now)
         keychain = Keychain(app: identity, store: view, now: clock.now)
         do {
-            tokens = try TokenCache(
-                keychain: keychain,
-                configuration: TokenCacheConfiguration(
-                    clientID: app.clientID, keychainSharingGroup: app.keychainGroup.identifier, familyID: app.familyID),
-                now: clock.now)
+            // Every setting of the app's manifest entry, its SDK included.
+            tokens = try TokenCache(keychain: keychain, configuration: app.settings.tokenCacheConfiguration(), now: clock.now)
         } catch {
             throw .appFailed(app: app.bundleID, reason: error.message)
         }
