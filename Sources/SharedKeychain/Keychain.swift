@@ -22,7 +22,7 @@ public struct Keychain: Sendable {
     /// - Parameters:
     ///   - app: who the calls act as: its groups decide what it reaches.
     ///   - store: where the items live (memory, or a Secret Service). When an item's access
-    ///     control asks the user, the store's device answers (``ItemStore/userAuthentication``;
+    ///     control asks the user, the store's device answers (`ItemStore.userAuthentication`;
     ///     `Device.openStore` gives its store the device's answer): a keychain on a device's
     ///     store always asks that device, however it is made.
     ///   - now: the clock for creation and modification dates.

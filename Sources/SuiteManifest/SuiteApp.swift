@@ -102,7 +102,7 @@ public struct SuiteApp: Sendable, Hashable {
 }
 
 /// The Microsoft SDK a suite app signs in with (`sdk:` in the manifest): the token cache's own
-/// ``TokenCache/TokenCacheSDK``, MSAL unless it says `adal`.
+/// `TokenCacheSDK`, MSAL unless it says `adal`.
 public typealias IdentitySDK = TokenCacheSDK
 
 /// Where an app's entitlements or Info.plist came from: written inline in the manifest, or a

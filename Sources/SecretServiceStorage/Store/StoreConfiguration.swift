@@ -29,7 +29,7 @@ extension SecretServiceStore {
         /// collection is unlocked with the master password when first met.
         public var deviceLock: DeviceLockProvider?
         /// What the device answers when an item's access control asks the user
-        /// (``KeychainStorage/ItemStore/userAuthentication``); nil: no device, which always allows.
+        /// (`ItemStore.userAuthentication`); nil: no device, which always allows.
         public var userAuthentication: AuthenticationProvider?
         /// Per-group layout: whether operations also find the items other Secret Service clients
         /// wrote with this store's attributes in the `default` collection, where `secret-tool
