@@ -74,7 +74,7 @@ let package = Package(
         // Layer 4: suites of apps as they are configured (manifest, plists, registration rules).
         .target(
             name: "SuiteManifest",
-            dependencies: ["SharedKeychain", .product(name: "Yams", package: "Yams")],
+            dependencies: ["SharedKeychain", "TokenCache", .product(name: "Yams", package: "Yams")],
             swiftSettings: strict
         ),
         // Layer 4: the device a state directory stands for: the apps installed on it.
@@ -161,6 +161,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "DeviceTests",
+            dependencies: ["Device", "SuiteManifest", "TokenCache"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "KeychainServicesTests",
             dependencies: ["KeychainServices", "SharedKeychain", "Device", "SuiteManifest", "KeychainTestSupport"],
             swiftSettings: strict
@@ -178,12 +183,15 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadGenerationTests",
-            dependencies: ["LoadGeneration", "SharedKeychain", "KeychainTestSupport"],
+            dependencies: ["LoadGeneration", "SharedKeychain", "KeychainTestSupport", "Device", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "HazardTests",
-            dependencies: ["Hazards", "Mitigations", "SharedKeychain", "TokenCache", "KeychainTestSupport", "SecretServiceStorage"],
+            dependencies: [
+                "Hazards", "Mitigations", "SharedKeychain", "TokenCache", "KeychainTestSupport", "SecretServiceStorage", "Device",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

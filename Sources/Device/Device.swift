@@ -37,7 +37,9 @@ public struct Device: Sendable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do { return try decoder.decode([InstalledApp].self, from: data).sorted { $0.bundleID < $1.bundleID } } catch {
-            throw .unreadable(path: registry.path, reason: "not an app registry (\(error))")
+            throw .unreadable(
+                path: registry.path,
+                reason: "it is not an app registry (\(InputValidation.describe(decodingError: error))); remove it and install the apps again")
         }
     }
 
@@ -111,7 +113,11 @@ public struct Device: Sendable {
     }
 }
 
-/// One app installed on the device.
+/// One app installed on the device, with every setting its manifest entry gave it: an app acts
+/// as installed in every later command, whoever runs it. In `apps.json` the settings are fields
+/// of the app's object; those an older version did not keep (`sdk`, `redirectURI`, `usesBroker`,
+/// `certificateBasedAuth`, `certificateAuthRedirectURI`, `privileged`) are absent there and read
+/// as nil, which acts as that version did (MSAL, the broker when the schemes allow it).
 public struct InstalledApp: Sendable, Hashable, Codable {
     /// The identity it was signed with: bundle ID, team, keychain groups (expanded), app groups.
     public var identity: AppIdentity
@@ -120,6 +126,16 @@ public struct InstalledApp: Sendable, Hashable, Codable {
     public var clientID: String
     public var familyID: String?
     public var sharingGroup: String
+    /// The SDK it signs in with; nil: installed by a version that did not keep it (MSAL).
+    public var sdk: IdentitySDK?
+    /// The redirect URI its manifest gives; nil: not kept (`msauth.<bundle id>://auth`).
+    public var redirectURI: String?
+    /// Whether its manifest lets the SDK call the broker (`broker:`); nil: not kept.
+    public var usesBroker: Bool?
+    /// Certificate-based auth and its redirect URI, and whether it is privileged; nil: not kept.
+    public var certificateBasedAuth: Bool?
+    public var certificateAuthRedirectURI: String?
+    public var privileged: Bool?
     /// Info.plist `CFBundleURLSchemes` and `LSApplicationQueriesSchemes`.
     public var urlSchemes: [String]
     public var queriedSchemes: [String]
@@ -129,15 +145,27 @@ public struct InstalledApp: Sendable, Hashable, Codable {
 
     public var bundleID: String { identity.bundleID }
 
-    init(
-        identity: AppIdentity, name: String?, clientID: String, familyID: String?, sharingGroup: String,
-        urlSchemes: [String], queriedSchemes: [String], manifest: String, at date: Date
-    ) {
+    /// The settings its manifest gave it, as kept at install; what was not kept takes the
+    /// manifest's defaults.
+    public var settings: AppSettings {
+        AppSettings(
+            name: name, clientID: clientID, redirectURI: redirectURI, sharingGroup: sharingGroup, familyID: familyID, sdk: sdk ?? .msal,
+            usesBroker: usesBroker, certificateBasedAuth: certificateBasedAuth ?? false, certificateAuthRedirectURI: certificateAuthRedirectURI,
+            privileged: privileged ?? false)
+    }
+
+    init(identity: AppIdentity, settings: AppSettings, urlSchemes: [String], queriedSchemes: [String], manifest: String, at date: Date) {
         self.identity = identity
-        self.name = name
-        self.clientID = clientID
-        self.familyID = familyID
-        self.sharingGroup = sharingGroup
+        name = settings.name
+        clientID = settings.clientID
+        familyID = settings.familyID
+        sharingGroup = settings.sharingGroup
+        sdk = settings.sdk
+        redirectURI = settings.redirectURI
+        usesBroker = settings.usesBroker
+        certificateBasedAuth = settings.certificateBasedAuth
+        certificateAuthRedirectURI = settings.certificateAuthRedirectURI
+        privileged = settings.privileged
         self.urlSchemes = urlSchemes
         self.queriedSchemes = queriedSchemes
         self.manifest = manifest
@@ -145,16 +173,11 @@ public struct InstalledApp: Sendable, Hashable, Codable {
     }
 
     init(_ app: SuiteApp, identity: AppIdentity, manifest: URL, at date: Date) {
-        self.identity = identity
-        name = app.name
-        clientID = app.clientID
-        familyID = app.familyID
-        sharingGroup = app.keychainGroup.identifier
         // Xcode expands build settings when it builds the app; the device sees the result.
-        urlSchemes = app.infoPlist.urlSchemes.map { $0.replacingOccurrences(of: "$(PRODUCT_BUNDLE_IDENTIFIER)", with: identity.bundleID) }
-        queriedSchemes = app.infoPlist.queriesSchemes
-        self.manifest = manifest.path
-        installedAt = date
+        self.init(
+            identity: identity, settings: app.settings,
+            urlSchemes: app.infoPlist.urlSchemes.map { $0.replacingOccurrences(of: "$(PRODUCT_BUNDLE_IDENTIFIER)", with: identity.bundleID) },
+            queriedSchemes: app.infoPlist.queriesSchemes, manifest: manifest.path, at: date)
     }
 }
 
@@ -204,9 +227,9 @@ extension Device {
             throw .unreadable(path: directory.path, reason: "cannot make the broker's identity: \(error)")
         }
         let broker = InstalledApp(
-            identity: identity, name: "Microsoft Authenticator", clientID: Self.brokerClientID, familyID: "1",
-            sharingGroup: Self.brokerGroup, urlSchemes: ["msauthv2", "msauthv3"], queriedSchemes: [],
-            manifest: "(the broker, built in)", at: date)
+            identity: identity,
+            settings: AppSettings(name: "Microsoft Authenticator", clientID: Self.brokerClientID, sharingGroup: Self.brokerGroup, familyID: "1"),
+            urlSchemes: ["msauthv2", "msauthv3"], queriedSchemes: [], manifest: "(the broker, built in)", at: date)
         try update { (apps) throws(DeviceError) in
             apps.removeAll { $0.bundleID.lowercased() == Self.brokerBundleID }
             apps.append(broker)
@@ -215,13 +238,15 @@ extension Device {
     }
 
     /// Why `app` cannot use the broker, or nil when it can: the broker is installed, and the app
-    /// queries `msauthv2` and declares its `msauth.<bundle id>` URL scheme (REFERENCE 6).
+    /// queries `msauthv2`, declares its `msauth.<bundle id>` URL scheme (REFERENCE 6) and its
+    /// manifest does not say `broker: false`.
     public func brokerUnavailable(for app: InstalledApp?) throws(DeviceError) -> String? {
         guard try self.app(Self.brokerBundleID) != nil else { return "the broker is not installed (`shared-keychain device install-broker`)" }
         guard let app else { return "only an installed app can call the broker (the device must know who calls)" }
         var missing: [String] = []
         if !app.queriedSchemes.contains("msauthv2") { missing.append("msauthv2 in LSApplicationQueriesSchemes") }
         if !app.urlSchemes.contains("msauth.\(app.bundleID)") { missing.append("msauth.\(app.bundleID) in CFBundleURLSchemes") }
+        if app.usesBroker == false { missing.append("broker: true in its manifest entry") }
         return missing.isEmpty ? nil : "\(app.bundleID) is not set up for the broker: it needs \(missing.joined(separator: " and "))"
     }
 }

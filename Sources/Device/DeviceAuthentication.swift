@@ -29,7 +29,8 @@ extension Device {
 
     /// What a ``Keychain`` asks when an item's access control asks the user: the file's answer,
     /// read again only when it changed (one `stat` per call). An unreadable file denies, never
-    /// allows; ``openStore(_:timeout:logger:)`` checks it first, so a command names the bad file.
+    /// allows; ``openStore(_:timeout:logger:)`` checks it first, so a command names the bad file,
+    /// and gives it to the store it opens (`ItemStore.userAuthentication`).
     public func authenticationProvider() -> AuthenticationProvider {
         let provider = authenticationFile.provider(unreadable: AuthenticationState(decision: .deny))
         return { provider().decision }

@@ -35,8 +35,11 @@ extension Device {
 
     /// Opens the device's keychain in `kind`, starting the private keyring when it is not
     /// running. `timeout` bounds each call to the Secret Service and each wait for a group's
-    /// lock (a stopped or hung app holding it). The device's lock state protects items by class on the private keyring and in
-    /// memory; the user's keyring has no device around it.
+    /// lock (a stopped or hung app holding it). The device's lock state protects items by class
+    /// on the private keyring and in memory; the user's keyring has no device around it. In
+    /// every kind the store carries the device's answer to access-control prompts
+    /// (``authenticationProvider()``), so every keychain made on it, by any command or library,
+    /// asks the device as `item get` does.
     ///
     /// - Throws: ``PrivateKeyringError`` when the private keyring cannot start,
     ///   ``StorageError`` when the store cannot be set up.
@@ -46,16 +49,18 @@ extension Device {
         _ = try authenticationDecision()
         switch kind {
         case .memory:
-            return InMemoryStore(deviceLock: lockProvider())
+            return InMemoryStore(deviceLock: lockProvider(), userAuthentication: authenticationProvider())
         case .user:
             var configuration = SecretServiceStore.Configuration(layout: .defaultCollection, timeout: timeout, lockTimeout: timeout)
             configuration.logger = logger
+            configuration.userAuthentication = authenticationProvider()
             return try SecretServiceStore(configuration: configuration)
         case .private:
             let keyring = privateKeyring(logger: logger)
             try keyring.start()
             var configuration = try keyring.storeConfiguration(timeout: timeout, logger: logger)
             configuration.deviceLock = lockProvider()
+            configuration.userAuthentication = authenticationProvider()
             return try SecretServiceStore(configuration: configuration)
         }
     }

@@ -102,6 +102,7 @@ final class MetadataInterleavingStore: ItemStore {
     private let armed = Mutex<(@Sendable () -> Void)?>(nil)
     private let ran = Mutex(false)
     var name: String { base.name }
+    var userAuthentication: AuthenticationProvider? { base.userAuthentication }
 
     init(_ base: any ItemStore) { self.base = base }
 

@@ -24,7 +24,8 @@ public struct SecItemContext: Sendable {
     /// The app's view of the keychain the calls go to.
     public let keychain: Keychain
 
-    /// A context acting as `app` on `store`.
+    /// A context acting as `app` on `store`; an item whose access control asks the user is
+    /// asked of the store's device (`Device.openStore` gives its store the device's answer).
     public init(app: AppIdentity, store: any ItemStore) {
         keychain = Keychain(app: app, store: store)
     }
@@ -95,7 +96,8 @@ public struct SecItemContext: Sendable {
         } catch {
             throw .storeUnavailable(kind: kind.rawValue, reason: String(describing: error))
         }
-        return SecItemContext(Keychain(app: app, store: store, authentication: device.authenticationProvider()))
+        // The device's store carries its answer to access-control prompts.
+        return SecItemContext(Keychain(app: app, store: store))
     }
 
     /// The installed app `bundleID`, or an ad-hoc app from the team and entitlements variables.

@@ -18,13 +18,19 @@ public final class InMemoryStore: ItemStore, ItemWatching {
 
     /// The device's lock state, asked on every operation; nil: no device, nothing is locked.
     private let deviceLock: DeviceLockProvider?
+    /// The device's answer to access-control prompts; nil: no device, which always allows.
+    public let userAuthentication: AuthenticationProvider?
 
-    /// - Parameter deviceLock: the device whose lock protects items by their accessibility
-    ///   class: any operation that would read, change or delete an item the device protects
-    ///   now, or add one, is ``StorageError/locked(collection:)``, as the Secret Service store
-    ///   with real locked collections.
-    public init(deviceLock: DeviceLockProvider? = nil) {
+    /// - Parameters:
+    ///   - deviceLock: the device whose lock protects items by their accessibility class: any
+    ///     operation that would read, change or delete an item the device protects now, or add
+    ///     one, is ``StorageError/locked(collection:)``, as the Secret Service store with real
+    ///     locked collections.
+    ///   - userAuthentication: what the device answers when an item's access control asks the
+    ///     user (``ItemStore/userAuthentication``).
+    public init(deviceLock: DeviceLockProvider? = nil, userAuthentication: AuthenticationProvider? = nil) {
         self.deviceLock = deviceLock
+        self.userAuthentication = userAuthentication
     }
 
     /// Fails when the device protects any of `items` now.

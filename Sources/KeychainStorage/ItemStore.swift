@@ -36,6 +36,13 @@ public protocol ItemStore: Sendable {
     /// undo records) are written, and what a rollback goes through, so that no app's policy
     /// stops the tool from putting a group back. A plain store is its own.
     var journalStore: any ItemStore { get }
+
+    /// What the device around the store answers when an item's access control asks the user
+    /// (`device authentication`); nil: no device, which always allows. The keychain asks it
+    /// before it returns or changes such an item's data, so every keychain made on a device's
+    /// store asks that device, however it was made. No default: a view of another store
+    /// passes that store's on, and cannot forget it.
+    var userAuthentication: AuthenticationProvider? { get }
 }
 
 extension ItemStore {

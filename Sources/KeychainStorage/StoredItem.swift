@@ -104,6 +104,13 @@ public struct StoredItem: Sendable, Hashable, Codable {
     /// `kSecAttrService` in the type it was added with.
     public var serviceValue: AttributeValue { AttributeValue(key: service, isData: serviceIsData) }
 
+    /// The item's attributes with empty data: what a read of attributes alone returns.
+    public var withoutData: StoredItem {
+        var attributes = self
+        attributes.data = Data()
+        return attributes
+    }
+
     private enum CodingKeys: String, CodingKey {
         case group, account, service, generic, type, label, comment, creator, provenance, creationDate, modificationDate, data, version, accessibility,
             synchronizable, accountIsData, serviceIsData, internet, accessControl

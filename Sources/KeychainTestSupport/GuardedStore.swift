@@ -11,6 +11,9 @@ public final class GuardedStore: ItemStore {
     /// The base store's name.
     public var name: String { base.name }
 
+    /// ``SecretServiceStore``'s device answer.
+    public var userAuthentication: AuthenticationProvider? { base.userAuthentication }
+
     init(base: SecretServiceStore) { self.base = base }
 
     /// ``SecretServiceStore``'s, once no test holds exclusive access.

@@ -132,7 +132,7 @@ public struct LoadRunner: Sendable {
         }
         let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)
         let finalItems: [KeychainItem]
-        do { finalItems = try keychain.copyAll(.all(in: configuration.group)) } catch {
+        do { finalItems = try keychain.copyAll(.all(in: configuration.group), returningData: true) } catch {
             return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted,
                               consistency: ConsistencyReport(), checkFailure: error.description)
         }

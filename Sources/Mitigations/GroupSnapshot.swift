@@ -27,9 +27,19 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         self.items = items
     }
 
-    /// Reads every item of `group` from `store`.
-    public static func take(of group: String, from store: any ItemStore, at date: Date = Date()) throws(StorageError) -> GroupSnapshot {
-        GroupSnapshot(group: group, takenAt: date, items: try store.items(matching: ItemQuery(groups: [group]), limit: nil))
+    /// Reads every item of `group` from `store`, data included. An item whose access control
+    /// asks the user is asked for as `item get` asks (the store's device answers): a refusal
+    /// fails the whole snapshot with that status (errSecAuthFailed, errSecUserCanceled), and
+    /// nothing is taken, since a snapshot without some items' data could not restore them.
+    public static func take(of group: String, from store: any ItemStore, at date: Date = Date()) throws(KeychainError) -> GroupSnapshot {
+        let items: [StoredItem]
+        do { items = try store.items(matching: ItemQuery(groups: [group]), limit: nil) } catch { throw .storage(error) }
+        do { try Keychain.authorizeData(of: items, from: store) } catch {
+            throw .authentication(
+                error.status,
+                "\(error.message); a snapshot holds every item's data, so nothing was taken (`device authentication allow` lets it through)")
+        }
+        return GroupSnapshot(group: group, takenAt: date, items: items)
     }
 
     /// `group 'G': 7 items taken at T`; never data.

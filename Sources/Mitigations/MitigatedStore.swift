@@ -51,6 +51,9 @@ public final class MitigatedStore: ItemStore {
     /// The base store's name with `+mitigations`.
     public var name: String { "\(base.name)+mitigations" }
 
+    /// The base store's device answer: a policy never changes what the device asks.
+    public var userAuthentication: AuthenticationProvider? { base.userAuthentication }
+
     /// The refusals this view has made, oldest first.
     public var refusalLog: [DeleteRefusal] { refusals.withLock { $0 } }
 

@@ -28,9 +28,10 @@ final class LocalScenarioApp: ScenarioApp {
         let view: any ItemStore = policy.groups.isEmpty
             ? store : MitigatedStore(base: store, app: app.bundleID, policy: policy, now: clock.now)
         keychain = Keychain(app: identity, store: view, now: clock.now)
-        var configuration = TokenCacheConfiguration(clientID: app.clientID, keychainSharingGroup: app.keychainGroup.identifier, familyID: app.familyID)
-        configuration.skippedItems = skippedItems
         do {
+            // Every setting of the app's manifest entry, its SDK included.
+            var configuration = app.settings.tokenCacheConfiguration()
+            configuration.skippedItems = skippedItems
             tokens = try TokenCache(keychain: keychain, configuration: configuration, now: clock.now)
         } catch {
             throw .appFailed(app: app.bundleID, reason: error.message)

@@ -1,21 +1,6 @@
 import Foundation
 import KeychainStorage
 
-/// What the emulated device answers when an item's access control asks the user (presence,
-/// biometry, passcode): the outcome of the prompt a real device would show.
-public enum AuthenticationDecision: String, Sendable, Hashable, Codable, CaseIterable {
-    /// The user authenticated: the item is used.
-    case allow
-    /// Authentication failed: errSecAuthFailed (-25293).
-    case deny
-    /// The user canceled the prompt: errSecUserCanceled (-128).
-    case cancel
-}
-
-/// Asked each time an item's access control would make a device ask the user; nil on a
-/// ``Keychain`` means a device that always allows.
-public typealias AuthenticationProvider = @Sendable () -> AuthenticationDecision
-
 /// Whether a call may ask the user (`kSecUseAuthenticationUI`).
 public enum AuthenticationUI: Sendable, Hashable {
     /// `kSecUseAuthenticationUIAllow` (the default): ask; the device's answer decides.
@@ -32,18 +17,25 @@ extension Keychain {
     /// when it decrypts an item whose access control asks the user (reading its data, updating
     /// it); attributes alone and deletes never ask. Messages name the item, never its data.
     func authorize(_ items: [KeychainItem], ui: AuthenticationUI) throws(KeychainError) {
+        try Self.authorizeData(of: items, from: store, ui: ui)
+    }
+
+    /// The rule ``copyMatching(_:limit:returningData:authenticationUI:)`` applies, for a reader
+    /// that takes items' data from `store` without a keychain (a group snapshot): fails unless
+    /// no item of `items` has an access control that asks the user, or `store`'s device allows.
+    public static func authorizeData(of items: [KeychainItem], from store: any ItemStore, ui: AuthenticationUI = .allow) throws(KeychainError) {
         guard let protected = items.first(where: { $0.accessControl?.asksUser == true }) else { return }
-        try authenticate(for: protected.primaryKey.description, ui: ui)
+        try authenticate(for: protected.primaryKey.description, ui: ui, answer: store.userAuthentication)
     }
 
     /// Asks the device (``AuthenticationUI/allow``) or fails without asking (``AuthenticationUI/fail``).
-    func authenticate(for what: String, ui: AuthenticationUI) throws(KeychainError) {
+    private static func authenticate(for what: String, ui: AuthenticationUI, answer: AuthenticationProvider?) throws(KeychainError) {
         if ui == .fail {
             throw .authentication(
                 .interactionNotAllowed,
                 "the item with \(what) has an access control that asks the user, and the call forbids asking (kSecUseAuthenticationUIFail)")
         }
-        switch authentication?() ?? .allow {
+        switch answer?() ?? .allow {
         case .allow:
             return
         case .deny:

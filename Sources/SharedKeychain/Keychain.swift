@@ -17,25 +17,24 @@ public typealias KeychainItem = StoredItem
 public struct Keychain: Sendable {
     public let app: AppIdentity
     public let store: any ItemStore
-    /// The device's answer when an item's access control asks the user; nil: always allow.
-    public let authentication: AuthenticationProvider?
     private let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - app: who the calls act as: its groups decide what it reaches.
-    ///   - store: where the items live (memory, or a Secret Service).
-    ///   - authentication: what the device answers when an item's access control asks the user
-    ///     (`Device.authenticationProvider()`); nil: always allow.
+    ///   - store: where the items live (memory, or a Secret Service). When an item's access
+    ///     control asks the user, the store's device answers (`ItemStore.userAuthentication`;
+    ///     `Device.openStore` gives its store the device's answer): a keychain on a device's
+    ///     store always asks that device, however it is made.
     ///   - now: the clock for creation and modification dates.
-    public init(
-        app: AppIdentity, store: any ItemStore, authentication: AuthenticationProvider? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
-    ) {
+    public init(app: AppIdentity, store: any ItemStore, now: @escaping @Sendable () -> Date = { Date() }) {
         self.app = app
         self.store = store
-        self.authentication = authentication
         self.now = now
     }
+
+    /// The device's answer when an item's access control asks the user: the store's; nil for a
+    /// store without a device, which always allows.
+    public var authentication: AuthenticationProvider? { store.userAuthentication }
 
     /// `SecItemAdd`. Returns the item as stored: with the creator and type the caller gave (none
     /// unless given, as on a device), and the emulator's provenance naming this app.
@@ -62,7 +61,9 @@ public struct Keychain: Sendable {
     /// `SecItemCopyMatching` with its authentication options: when the data is returned, an
     /// item whose access control asks the user is asked for (``AuthenticationUI``): the
     /// device's answer decides (errSecAuthFailed, errSecUserCanceled), or with `.fail` it is
-    /// errSecInteractionNotAllowed; with `.skip` such items are left out.
+    /// errSecInteractionNotAllowed; with `.skip` such items are left out. Without the data
+    /// (`kSecReturnAttributes` alone) the items come back with empty data, as SecItem returns
+    /// none: no item's data leaves the keychain unasked.
     public func copyMatching(
         _ query: KeychainQuery, limit: MatchLimit, returningData: Bool, authenticationUI: AuthenticationUI
     ) throws(KeychainError) -> [KeychainItem] {
@@ -71,15 +72,21 @@ public struct Keychain: Sendable {
         let found: [KeychainItem]
         do { found = try store.items(matching: scoped, limit: limit.count) } catch { throw KeychainError(error) }
         guard !found.isEmpty else { throw .itemNotFound(query: query.description) }
-        if returningData { try authorize(found, ui: authenticationUI) }
+        guard returningData else { return found.map(\.withoutData) }
+        try authorize(found, ui: authenticationUI)
         return found
     }
 
     /// Every match in creation order (at most `limit`); an empty array when nothing matches (a
-    /// listing, where "none" is an answer rather than an error).
-    public func copyAll(_ query: KeychainQuery, limit: MatchLimit = .all) throws(KeychainError) -> [KeychainItem] {
-        let scoped = try resolve(query)
-        do { return try store.items(matching: scoped, limit: limit.count) } catch { throw KeychainError(error) }
+    /// listing, where "none" is an answer rather than an error). Attributes alone, with empty
+    /// data, unless `returningData`, which asks for items whose access control asks the user as
+    /// ``copyMatching(_:limit:returningData:authenticationUI:)`` does.
+    public func copyAll(_ query: KeychainQuery, limit: MatchLimit = .all, returningData: Bool = false) throws(KeychainError) -> [KeychainItem] {
+        do {
+            return try copyMatching(query, limit: limit, returningData: returningData, authenticationUI: .allow)
+        } catch .itemNotFound {
+            return []
+        }
     }
 
     /// `SecItemCopyMatching` with `kSecMatchLimitOne`.

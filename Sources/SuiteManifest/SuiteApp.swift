@@ -1,5 +1,6 @@
 import Foundation
 import SharedKeychain
+import TokenCache
 
 /// One app of a suite as configured: its identity, its registration with the identity platform
 /// (client ID, redirect URI), its keychain sharing, and its property lists.
@@ -100,13 +101,9 @@ public struct SuiteApp: Sendable, Hashable {
     }
 }
 
-/// The Microsoft SDK a suite app signs in with.
-public enum IdentitySDK: String, Sendable, Hashable, Codable, CaseIterable {
-    /// MSAL for iOS (the default).
-    case msal
-    /// ADAL for iOS, which the seeds describe: its sign-ins write ADAL's legacy items.
-    case adal
-}
+/// The Microsoft SDK a suite app signs in with (`sdk:` in the manifest): the token cache's own
+/// `TokenCacheSDK`, MSAL unless it says `adal`.
+public typealias IdentitySDK = TokenCacheSDK
 
 /// Where an app's entitlements or Info.plist came from: written inline in the manifest, or a
 /// property-list file it references.

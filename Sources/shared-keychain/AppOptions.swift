@@ -44,10 +44,13 @@ struct AppOptions: ParsableArguments {
         return try Device(stateDirectory: global.stateDirectoryURL).app(bundleID)
     }
 
-    /// Who the command acts as. An installed app's identity comes from the device; options that
-    /// declare another one are refused, since an app's entitlements are fixed when it is signed.
-    func identity(_ global: some CommandOptions) throws -> AppIdentity {
-        if let app = try suiteApp() { return try app.identity() }
+    /// Who the command acts as and what its manifest says, resolved in one place: a suite app
+    /// from its entry (`--suite`), an installed app from what the device kept at install (its
+    /// identity and every setting of its manifest entry), or an ad-hoc app with no manifest.
+    /// Options that declare another identity for an installed app are refused, since an app's
+    /// entitlements are fixed when it is signed.
+    func resolve(_ global: some CommandOptions) throws -> ResolvedApp {
+        if let app = try suiteApp() { return ResolvedApp(identity: try app.identity(), settings: app.settings, installed: nil) }
         let installed = try installedApp(global)
         let identity = try Self.identity(of: bundleID, team: teamID, entitlements: entitlements, installed: installed)
         if installed == nil, !global.json {
@@ -56,7 +59,12 @@ struct AppOptions: ParsableArguments {
             Output.standardError.write(
                 "note: \(bundleID) is not installed on this device; acting as an ad-hoc app of team \(identity.teamID.rawValue) (groups: \(identity.accessGroupNames.joined(separator: ", ")))\n")
         }
-        return identity
+        return ResolvedApp(identity: identity, settings: installed?.settings, installed: installed)
+    }
+
+    /// Who the command acts as (``resolve(_:)``).
+    func identity(_ global: some CommandOptions) throws -> AppIdentity {
+        try resolve(global).identity
     }
 
     /// Whether the command acts as an app declared on the spot rather than installed.
@@ -90,6 +98,18 @@ struct AppOptions: ParsableArguments {
         }
         return declared
     }
+}
+
+/// The app a command acts as (``AppOptions/resolve(_:)``).
+struct ResolvedApp {
+    let identity: AppIdentity
+    /// What its manifest says: the suite's entry, or what the device kept; nil for an ad-hoc app.
+    let settings: AppSettings?
+    /// The app as installed on the device, when it is and `--suite` was not given.
+    let installed: InstalledApp?
+
+    /// Declared on the spot: neither in a suite given nor installed.
+    var isAdHoc: Bool { settings == nil }
 }
 
 /// Who runs a device-owner operation (`snapshot`, `restore`, `audit`): an app, which reaches only

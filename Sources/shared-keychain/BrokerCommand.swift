@@ -1,6 +1,7 @@
 import ArgumentParser
 import Device
 import Foundation
+import SuiteManifest
 import TokenCache
 
 /// The broker as its own process: `token acquire` on the device launches it with the caller's
@@ -21,9 +22,7 @@ struct BrokerServeCommand: ReportingCommand {
         }
         let request = readLine(strippingNewline: true) ?? ""
         let keychain = try KeychainSession(global).keychain(for: broker.identity)
-        let cache = try TokenCache(
-            keychain: keychain,
-            configuration: TokenCacheConfiguration(clientID: broker.clientID, keychainSharingGroup: broker.sharingGroup, familyID: broker.familyID))
+        let cache = try TokenCache(keychain: keychain, configuration: broker.settings.tokenCacheConfiguration())
         let answer = try BrokerService(cache: cache).handle(request, caller: caller)
         Output.printJSON(BrokerAnswer(url: answer.url, prompted: answer.prompted))
     }

@@ -109,16 +109,14 @@ extension WrittenDuration: ExpressibleByArgument {
     public var defaultValueDescription: String { description }
 }
 
-/// Opens the storage `--keyring` names, starting the private keyring when needed.
+/// Opens the storage `--keyring` names, starting the private keyring when needed. The store
+/// carries the device's answer to access-control prompts (`Device.openStore`), so every keychain
+/// on it, and every view of it, asks the device.
 struct KeychainSession {
     let store: any ItemStore
-    /// The device's answer when an item's access control asks the user (`device authentication`).
-    let authentication: AuthenticationProvider
 
     init(_ global: GlobalOptions) throws {
-        let device = Device(stateDirectory: global.stateDirectoryURL)
-        store = try device.openStore(global.keyring, timeout: global.timeout, logger: global.logger)
-        authentication = device.authenticationProvider()
+        store = try Device(stateDirectory: global.stateDirectoryURL).openStore(global.keyring, timeout: global.timeout, logger: global.logger)
     }
 
     static func privateKeyring(_ global: some CommandOptions) -> PrivateKeyring {
@@ -126,6 +124,6 @@ struct KeychainSession {
     }
 
     func keychain(for app: AppIdentity) -> Keychain {
-        Keychain(app: app, store: store, authentication: authentication)
+        Keychain(app: app, store: store)
     }
 }

@@ -103,9 +103,10 @@ struct TokenAcquireCommand: ReportingCommand {
                     lastWipe: lastWipe)
             }
             if let caller = try brokerCaller() {
+                // The redirect URI the app's manifest gives, kept at install.
                 let request = try cache.brokerRequest(
-                    loginHint: account, scopes: scopes, redirectURI: redirectURI ?? "msauth.\(caller)://auth")
-                let answer = try TokenOptions.callBroker(request, caller: caller, global)
+                    loginHint: account, scopes: scopes, redirectURI: redirectURI ?? caller.redirectURI ?? "msauth.\(caller.bundleID)://auth")
+                let answer = try TokenOptions.callBroker(request, caller: caller.bundleID, global)
                 result = try cache.acceptBrokerResponse(answer.url, to: request)
                 brokerPrompted = answer.prompted
             } else {
@@ -118,7 +119,7 @@ struct TokenAcquireCommand: ReportingCommand {
     }
 
     /// The installed app to send to the broker, or nil for an embedded sign-in.
-    private func brokerCaller() throws -> String? {
+    private func brokerCaller() throws -> InstalledApp? {
         guard webview != .embedded else { return nil }
         let device = Device(stateDirectory: global.stateDirectoryURL)
         let installed = try app.installedApp(global)
@@ -126,7 +127,7 @@ struct TokenAcquireCommand: ReportingCommand {
             guard webview == .broker else { return nil }
             throw UsageFailure(message: "--webview broker: \(reason)")
         }
-        return installed?.bundleID
+        return installed
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import Hazards
 import Mitigations
 import SharedKeychain
+import SuiteManifest
 import TokenCache
 
 /// How an app's MSAL configuration is given on the command line.
@@ -72,19 +73,9 @@ struct TokenOptions: ParsableArguments {
     /// The app's token cache; `policy` applies opt-in mitigations to its deletes.
     func tokenCache(_ global: GlobalOptions, app: AppOptions, policy: MitigationPolicy = .none) throws -> TokenCache {
         try check()
-        let keychain = try KeychainSession(global).keychain(for: app.identity(global), policy: policy, adHoc: app.isAdHoc(global))
-        let suiteApp = try app.suiteApp()
-        let installed = try app.installedApp(global)
-        guard let clientID = clientID ?? suiteApp?.clientID ?? installed?.clientID else {
-            throw UsageFailure(message: "give --client-id (or act as an installed app, or --suite with an app that has a client_id)")
-        }
-        var configuration = TokenCacheConfiguration(
-            clientID: clientID,
-            keychainSharingGroup: sharingGroup ?? suiteApp?.keychainGroup.identifier ?? installed?.sharingGroup
-                ?? TokenCacheConfiguration.defaultSharingGroup,
-            authorityHost: authorityHost, familyID: familyID ?? suiteApp?.familyID ?? installed?.familyID)
-        configuration.singleFRTFlight = singleFRTFlight
-        configuration.sdk = sdk ?? suiteApp.flatMap { TokenCacheSDK(rawValue: $0.sdk.rawValue) } ?? .msal
+        let resolved = try app.resolve(global)
+        let keychain = try KeychainSession(global).keychain(for: resolved.identity, policy: policy, adHoc: resolved.isAdHoc)
+        var configuration = try configuration(for: resolved.settings)
         if trace {
             configuration.trace = KeychainCallTrace { call in Output.standardError.write("trace: \(call)\n") }
         }
@@ -97,6 +88,22 @@ struct TokenOptions: ParsableArguments {
                 "note: rolled back a cache import by \(intent.app) at \(intent.time.formatted(.iso8601)) that never finished; the group is as it was before it\n")
         }
         return cache
+    }
+
+    /// The app's MSAL configuration: what its manifest says (`settings`: the suite's entry, or
+    /// what the device kept at install), with the options given here in front.
+    func configuration(for settings: AppSettings?) throws -> TokenCacheConfiguration {
+        guard let clientID = clientID ?? settings?.clientID else {
+            throw UsageFailure(message: "give --client-id (or act as an installed app, or --suite with an app that has a client_id)")
+        }
+        var configuration = settings?.tokenCacheConfiguration(authorityHost: authorityHost)
+            ?? TokenCacheConfiguration(clientID: clientID, authorityHost: authorityHost)
+        configuration.clientID = clientID
+        if let sharingGroup { configuration.keychainSharingGroup = sharingGroup }
+        if let familyID { configuration.familyID = familyID }
+        if let sdk { configuration.sdk = sdk }
+        configuration.singleFRTFlight = singleFRTFlight
+        return configuration
     }
 
     func secret(_ secret: TokenSecret) -> String { showSecrets ? secret.value : secret.masked }

@@ -115,8 +115,8 @@ struct SecItemKeyShapeTests {
         let team = try TeamIdentifier(TestBackend.uniqueTeamID())
         let answer = Mutex(AuthenticationDecision.allow)
         let keychain = Keychain(
-            app: try AppIdentity(bundleID: "com.contoso.mail", teamID: team), store: try backend.makeStore(),
-            authentication: { answer.withLock { $0 } })
+            app: try AppIdentity(bundleID: "com.contoso.mail", teamID: team),
+            store: AnsweringStore(base: try backend.makeStore()) { answer.withLock { $0 } })
         let flags: SecAccessControlCreateFlags = [.biometryCurrentSet, .or, .devicePasscode]
         SecItemContext.with(SecItemContext(keychain)) {
             let control = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, nil)

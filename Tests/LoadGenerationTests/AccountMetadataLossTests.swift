@@ -33,6 +33,7 @@ final class MetadataRaceViews: Sendable {
         let race: MetadataRaceViews
         let isReader: Bool
         var name: String { race.base.name }
+        var userAuthentication: AuthenticationProvider? { race.base.userAuthentication }
 
         init(_ race: MetadataRaceViews, isReader: Bool) {
             self.race = race

@@ -240,6 +240,7 @@ final class StallingStore: ItemStore {
     }
 
     var name: String { "stalling" }
+    var userAuthentication: AuthenticationProvider? { base.userAuthentication }
     func add(_ item: StoredItem) throws(StorageError) { try base.add(item) }
     func items(matching query: ItemQuery, limit: Int?) throws(StorageError) -> [StoredItem] {
         // The stall is the behaviour under test (a slow daemon), not a wait for another thread.

@@ -110,7 +110,7 @@ struct OperationSequenceProperties {
                 case .delete:
                     return "ok \(try keychain.delete(query))"
                 case .list:
-                    return "ok " + (try keychain.copyAll(query)).map(Self.describe).joined(separator: ",")
+                    return "ok " + (try keychain.copyAll(query, returningData: true)).map(Self.describe).joined(separator: ",")
                 case .wipe:
                     return "ok \(try keychain.delete(KeychainQuery(group: group)))"
                 case .flip:

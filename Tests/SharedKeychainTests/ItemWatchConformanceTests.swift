@@ -156,6 +156,7 @@ struct ItemWatchConformanceTests {
 /// A store that keeps nothing and cannot be watched.
 private struct UnwatchableStore: ItemStore {
     let name = "unwatchable"
+    let userAuthentication: AuthenticationProvider? = nil
     func add(_ item: StoredItem) {}
     func items(matching query: ItemQuery, limit: Int?) -> [StoredItem] { [] }
     func update(matching query: ItemQuery, with change: ItemChange, at date: Date) -> Int { 0 }

@@ -30,15 +30,21 @@ extension KeychainAPI {
     }
 }
 
-extension Keychain: KeychainAPI {}
+extension Keychain: KeychainAPI {
+    func copyAll(_ query: KeychainQuery, limit: MatchLimit) throws(KeychainError) -> [KeychainItem] {
+        try copyAll(query, limit: limit, returningData: false)
+    }
+}
 
 /// Which API a conformance test goes through.
 enum API: String, CaseIterable, Sendable {
     case swift
     case secItem
 
+    /// A client acting as `app` on `store`; with `authentication`, on `store` as a device
+    /// answering so sees it.
     func client(app: AppIdentity, store: any ItemStore, authentication: AuthenticationProvider? = nil) -> any KeychainAPI {
-        let keychain = Keychain(app: app, store: store, authentication: authentication)
+        let keychain = Keychain(app: app, store: authentication.map { AnsweringStore(base: store, userAuthentication: $0) } ?? store)
         switch self {
         case .swift: return keychain
         case .secItem: return SecItemKeychain(context: SecItemContext(keychain))
@@ -128,7 +134,11 @@ struct SecItemKeychain: KeychainAPI {
     }
 
     func copyAll(_ query: KeychainQuery, limit: MatchLimit) throws(KeychainError) -> [KeychainItem] {
-        do { return try copyMatching(query, limit: limit) } catch where error.status == .itemNotFound { return [] }
+        do {
+            return try copyMatching(query, limit: limit, returningData: false, authenticationUI: .allow)
+        } catch where error.status == .itemNotFound {
+            return []
+        }
     }
 
     func first(_ query: KeychainQuery) throws(KeychainError) -> KeychainItem {
@@ -272,3 +282,4 @@ struct SecItemKeychain: KeychainAPI {
             accessControl: control?.flags)
     }
 }
+

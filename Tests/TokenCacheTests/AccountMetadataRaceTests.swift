@@ -12,6 +12,7 @@ final class InterleavingStore: ItemStore {
     let base: any ItemStore
     private let armed = Mutex<(@Sendable () -> Void)?>(nil)
     var name: String { base.name }
+    var userAuthentication: AuthenticationProvider? { base.userAuthentication }
 
     init(_ base: any ItemStore) { self.base = base }
 

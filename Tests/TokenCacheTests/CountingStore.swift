@@ -10,6 +10,7 @@ final class CountingStore: ItemStore {
     init(_ base: any ItemStore) { self.base = base }
 
     var name: String { base.name }
+    var userAuthentication: AuthenticationProvider? { base.userAuthentication }
 
     /// Calls so far, by operation (`add`, `items`, `update`, `delete`).
     var calls: [String: Int] { counts.withLock { $0 } }

@@ -11,6 +11,7 @@ final class LockedProbeStore: ItemStore {
     let base = InMemoryStore()
     private let lockNextProbeRead = Mutex(false)
     var name: String { base.name }
+    var userAuthentication: AuthenticationProvider? { base.userAuthentication }
 
     func arm() { lockNextProbeRead.withLock { $0 = true } }
 

@@ -11,6 +11,7 @@ final class RacingStore: ItemStore {
     let base = InMemoryStore()
     private let raced = Mutex((added: false, wiped: false))
     var name: String { base.name }
+    var userAuthentication: AuthenticationProvider? { base.userAuthentication }
 
     func add(_ item: StoredItem) throws(StorageError) {
         // The cache's first item add (not MSAL's team-ID probe, which has no type).

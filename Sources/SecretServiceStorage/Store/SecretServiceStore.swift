@@ -45,6 +45,9 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// How often this store reconnected after the daemon restarted or vanished.
     public var reconnects: Int { reconnectCount.load(ordering: .relaxed) }
 
+    /// The device's answer to access-control prompts, from the configuration.
+    public var userAuthentication: AuthenticationProvider? { configuration.userAuthentication }
+
     /// Prepares a store; it connects on first use. Fails only when the configuration names a
     /// bus other than the one this process already uses.
     public init(configuration: Configuration = Configuration()) throws(StorageError) {

@@ -28,6 +28,9 @@ extension SecretServiceStore {
         /// would use their items are ``StorageError/locked(collection:)``. Nil: no device; a
         /// collection is unlocked with the master password when first met.
         public var deviceLock: DeviceLockProvider?
+        /// What the device answers when an item's access control asks the user
+        /// (`ItemStore.userAuthentication`); nil: no device, which always allows.
+        public var userAuthentication: AuthenticationProvider?
         /// Per-group layout: whether operations also find the items other Secret Service clients
         /// wrote with this store's attributes in the `default` collection, where `secret-tool
         /// store` puts them (one more search of that collection per operation; see the storage
