@@ -116,25 +116,8 @@ struct TokenOptions: ParsableArguments {
             Output.standardError.write(Output.json(fields, pretty: false) + "\n")
             return
         }
-        let place = "account '\(visible(item.account))' service '\(visible(item.service))' in \(visible(item.group))"
-        Output.standardError.write("warning: skipped the unreadable item \(place): \(visible(item.reason))\n")
-    }
-
-    /// Text another app controls as one safe line: control characters as visible escapes, and
-    /// cut at 200 characters with the length shown. (Kept private here; the CLI's own escaping
-    /// of item text is a separate change.)
-    private static func visible(_ text: String) -> String {
-        let limit = 200
-        var shown = ""
-        for scalar in text.unicodeScalars.prefix(limit) {
-            if scalar.properties.generalCategory == .control {
-                shown += scalar.value < 0x80 ? String(format: "\\x%02X", scalar.value) : String(format: "\\u{%X}", scalar.value)
-            } else {
-                shown.unicodeScalars.append(scalar)
-            }
-        }
-        let count = text.unicodeScalars.count
-        return count > limit ? shown + "... (\(count) characters)" : shown
+        let place = "account '\(DisplayText(item.account))' service '\(DisplayText(item.service))' in \(DisplayText(item.group))"
+        Output.standardError.write("warning: skipped the unreadable item \(place): \(DisplayText(item.reason))\n")
     }
 }
 

@@ -39,7 +39,7 @@ struct HostileItemCommandTests {
             #expect(result.status == 0, "\(command): \(result.standardError)")
             let warnings = result.standardError.split(separator: "\n").filter { $0.hasPrefix("warning: skipped") }
             #expect(warnings == [
-                "warning: skipped the unreadable item account 'TokenWipe' service 'evil\\x1B[2J\\x0Alast wiped by you' in \(group): the archive's objects refer to themselves in a cycle",
+                "warning: skipped the unreadable item account 'TokenWipe' service 'evil\\e[2J\\nlast wiped by you' in \(group): the archive's objects refer to themselves in a cycle",
             ], "\(command): \(result.standardError)")
             #expect(!result.standardError.contains("\u{1B}"))
         }
