@@ -183,7 +183,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadGenerationTests",
-            dependencies: ["LoadGeneration", "SharedKeychain", "KeychainTestSupport", "Device", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LoadGeneration", "SharedKeychain", "TokenCache", "KeychainTestSupport", "Device", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(

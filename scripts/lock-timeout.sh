@@ -42,17 +42,19 @@ holder=$!
 while flock --nonblock "$lock" true; do :; done
 kill -STOP "$holder"
 
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+seconds() { printf '%d.%03d' $(( $1 / 1000 )) $(( $1 % 1000 )); }
 slowest=0
 for run in $(seq "$runs"); do
-    start=$(date +%s.%N)
+    start=$(ms)
     if message=$("$binary" item add "${app[@]}" --account "run$run" --service svc --data y --timeout "$timeout" 2>&1 >/dev/null); then
         echo "run $run: the add succeeded behind a stopped holder" >&2
         exit 1
     fi
-    elapsed=$(echo "$(date +%s.%N) - $start" | bc)
-    printf 'run %d: %.3f s\n' "$run" "$elapsed"
-    if (( $(echo "$elapsed > $slowest" | bc) )); then slowest=$elapsed; fi
+    elapsed=$(( $(ms) - start ))
+    echo "run $run: $(seconds "$elapsed") s"
+    if (( elapsed > slowest )); then slowest=$elapsed; fi
     [ "$run" = 1 ] && first=$message
 done
-printf 'slowest: %.3f s (--timeout %s)\n' "$slowest" "$timeout"
+echo "slowest: $(seconds "$slowest") s (--timeout $timeout)"
 echo "$first" | grep -v '^note:'

@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import TokenCache
 
 /// The result of one load run: per-operation throughput and latency, errors by status, and
 /// the consistency check.
@@ -26,6 +27,9 @@ public struct LoadReport: Sendable, Codable, Hashable {
     public var reconnects: Int
     /// Failed calls during which a reconnection happened, by status (also in ``errorsByStatus``).
     public var reconnectErrors: [String: Int]
+    /// Items of the group the apps' token caches could not read and skipped (another app wrote
+    /// them), each once, whichever apps met it.
+    public var skippedItems: [SkippedItem]
     /// Why the final listing, and so the consistency check, could not be made; nil when it was.
     public var checkFailure: String?
     /// Open loop: the rate asked for, in operations per second (``throughput`` is the rate
@@ -77,6 +81,8 @@ public struct LoadReport: Sendable, Codable, Hashable {
         errorsByStatus = errors.values.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) }
         reconnects = results.reduce(0) { $0 + $1.reconnects }
         reconnectErrors = results.reduce(into: [:]) { $0.merge($1.reconnectErrors, uniquingKeysWith: +) }
+        var seen = Set<SkippedItem>()
+        skippedItems = results.flatMap(\.skippedItems).filter { seen.insert($0).inserted }
         // Calls that failed while the daemon restarted are reported, not held against the store.
         let reconnectFailures = reconnectErrors.values.reduce(0, +)
         unexpectedErrors = errorsByStatus.values.reduce(0, +) - reconnectFailures

@@ -13,6 +13,8 @@ public struct LoadWorker: Sendable {
     public let tokens: TokenCache
     /// The keychain calls `tokens` has made so far, by SecItem function.
     private let calls = KeychainCallCounter()
+    /// The items `tokens` skipped because it could not read them (another app wrote them).
+    private let skipped = SkippedItemReport()
 
     /// - Parameter store: the app's view of the storage: the shared store, or the store with the
     ///   group's mitigation policy applied for this app (its deletes are then guarded and journaled).
@@ -23,6 +25,7 @@ public struct LoadWorker: Sendable {
         self.keychain = keychain
         var tokenConfiguration = configuration.tokenConfiguration
         tokenConfiguration.trace = calls.trace
+        tokenConfiguration.skippedItems = skipped
         tokens = try TokenCache(keychain: keychain, configuration: tokenConfiguration)
     }
 
@@ -85,6 +88,7 @@ public struct LoadWorker: Sendable {
             progress?.increment()
         }
         result.reconnects = reconnects - reconnectsAtStart
+        result.skippedItems = skipped.items
         return result
     }
 

@@ -1,4 +1,5 @@
 import Histogram
+import TokenCache
 
 /// What one simulated app measured and acknowledged; merged by the runner into a report.
 /// Codable, so an app running as its own process hands it back as JSON.
@@ -22,6 +23,8 @@ public struct WorkerResult: Sendable, Codable {
     /// The keychain calls the token cache made during the measured calls, by operation and
     /// SecItem function (token workload; from the cache's ``KeychainCallTrace``).
     public var keychainCalls: [LoadOperation: [String: Int]] = [:]
+    /// Items of the group the app's token cache could not read and skipped, each once.
+    public var skippedItems: [SkippedItem] = []
     /// Monotonic nanoseconds of the first and last measured call.
     public var measuredStart: UInt64 = .max
     public var measuredEnd: UInt64 = 0

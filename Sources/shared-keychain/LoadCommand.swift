@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LoadGeneration
 import SharedKeychain
+import TokenCache
 
 struct LoadCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
@@ -152,6 +153,11 @@ struct LoadCommand: ReportingCommand {
             reports.append(result)
         }
         if let directory = try outputDirectory() { try write(reports, to: URL(fileURLWithPath: directory, isDirectory: true)) }
+        // Items another app wrote that the apps' caches could not read: each named once.
+        var skipped = Set<SkippedItem>()
+        for item in reports.flatMap(\.skippedItems) where skipped.insert(item).inserted {
+            TokenOptions.warn(skipped: item, json: global.json)
+        }
         if global.json {
             if reports.count == 1 { Output.printJSON(reports[0]) } else { Output.printJSON(reports) }
         } else {

@@ -3,6 +3,7 @@ import KeychainTestSupport
 import SharedKeychain
 import Synchronization
 import Testing
+import TokenCache
 @testable import LoadGeneration
 
 @Suite("Operation mixes")
@@ -192,6 +193,27 @@ struct TokenWorkloadTests {
         #expect(report.passed, "\(report.consistency) errors: \(report.errorsByStatus)")
         #expect(report.unexpectedErrors == 0)
         #expect(Set(report.operations.map(\.operation)).isSubset(of: Set(LoadConfiguration.Workload.token.operations)))
+    }
+
+    /// Another app's item the caches cannot read (a refresh token whose value is not JSON) is
+    /// skipped as the SDK skips it, and the report names it once, whichever apps met it.
+    @Test(arguments: TestBackend.memoryAndKeyring)
+    func anUnreadableItemOfAnotherAppIsSkippedAndReportedOnce(_ backend: TestBackend) throws {
+        let store = try backend.makeStore()
+        // A group the run names (as `--group G --allow-existing-data`), which another app shares.
+        var configuration = try configuration("signin=50,remove-account=50", apps: 2)
+        configuration = LoadConfiguration(apps: 2, workload: .token, mix: configuration.mix, itemsPerApp: 4, operations: 40, warmup: 0,
+                                          team: configuration.team, group: "\(configuration.team).com.contoso.shared", allowExistingData: true)
+        var hostile = NewItem(account: "hostile-login.microsoftonline.com", service: "refreshtoken-hostile--",
+                              group: configuration.group, data: Data("{\"secret\": [[[[".utf8))
+        hostile.type = 2002
+        let planted = try Keychain(app: configuration.identity(ofApp: 0), store: store).add(hostile)
+        let report = try LoadRunner(configuration: configuration, store: store).runInThreads()
+        #expect(report.unexpectedErrors == 0, "\(report.errorsByStatus)")
+        #expect(report.skippedItems.count == 1, "\(report.skippedItems)")
+        #expect(report.skippedItems.first?.account == planted.account)
+        #expect(report.skippedItems.first?.service == planted.service)
+        #expect(report.skippedItems.first?.reason.isEmpty == false)
     }
 
     @Test func mixesAreCheckedAgainstTheWorkload() throws {

@@ -5,7 +5,7 @@ import Synchronization
 /// An item of the group a read left out because its value cannot be decoded: the SDK logs such
 /// an item and skips it (IdentityCore `MSIDKeychainTokenCache`, `MSIDLegacyTokenCacheAccessor`),
 /// and goes on with the others. Names where the item is and why, never its data.
-public struct SkippedItem: Sendable, Hashable {
+public struct SkippedItem: Sendable, Hashable, Codable {
     public let group: String
     public let account: String
     public let service: String
