@@ -156,7 +156,7 @@ struct LoadCommand: ReportingCommand {
         // Items another app wrote that the apps' caches could not read: each named once.
         var skipped = Set<SkippedItem>()
         for item in reports.flatMap(\.skippedItems) where skipped.insert(item).inserted {
-            TokenOptions.warn(skipped: item, json: global.json)
+            Output.warn(skipped: item, json: global.json)
         }
         if global.json {
             if reports.count == 1 { Output.printJSON(reports[0]) } else { Output.printJSON(reports) }

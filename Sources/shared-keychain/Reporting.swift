@@ -5,6 +5,7 @@ import LoadGeneration
 import SecretServiceStorage
 import SharedKeychain
 import Synchronization
+import TokenCache
 
 extension KeychainStatus {
     /// The process exit code for a failure with this status: distinct per status, documented
@@ -243,5 +244,19 @@ final class ProgressLine: Sendable {
 enum Deprecation {
     static func note(old: String, new: String) {
         Output.standardError.write("warning: \(old) is deprecated and goes away in the next release; use \(new)\n")
+    }
+}
+
+extension Output {
+    /// One line on standard error for an item a read skipped (its value cannot be decoded):
+    /// where it is and why, never its data; a JSON object with `--json`.
+    static func warn(skipped item: SkippedItem, json: Bool) {
+        guard !json else {
+            let fields = ["warning": "skipped an unreadable item", "group": item.group, "account": item.account, "service": item.service, "reason": item.reason]
+            standardError.write(Output.json(fields, pretty: false) + "\n")
+            return
+        }
+        let place = "account '\(DisplayText(item.account))' service '\(DisplayText(item.service))' in \(DisplayText(item.group))"
+        standardError.write("warning: skipped the unreadable item \(place): \(DisplayText(item.reason))\n")
     }
 }

@@ -93,7 +93,7 @@ struct ScenarioRunCommand: ReportingCommand {
         let json = global.json
         let runner = ScenarioRunner(
             scenario: scenario, store: session.store, device: StateDirectoryScenarioDevice(global: global),
-            skippedItems: SkippedItemReport { TokenOptions.warn(skipped: $0, json: json) })
+            skippedItems: SkippedItemReport { Output.warn(skipped: $0, json: json) })
         if fresh {
             let emptied = try runner.emptyGroups()
             Output.standardError.write("emptied the scenario's groups: \(emptied.counted("item")) deleted\n")
@@ -146,7 +146,7 @@ struct ScenarioWorkerCommand: ReportingCommand {
         let json = global.json
         ScenarioWorker.serve(
             scenario: loaded, bundleID: app, store: try KeychainSession(global).store,
-            skippedItems: SkippedItemReport { TokenOptions.warn(skipped: $0, json: json) })
+            skippedItems: SkippedItemReport { Output.warn(skipped: $0, json: json) })
     }
 }
 

@@ -79,7 +79,7 @@ struct TokenOptions: ParsableArguments {
         if trace {
             configuration.trace = KeychainCallTrace { call in Output.standardError.write("trace: \(call)\n") }
         }
-        configuration.skippedItems = SkippedItemReport { Self.warn(skipped: $0, json: global.json) }
+        configuration.skippedItems = SkippedItemReport { Output.warn(skipped: $0, json: global.json) }
         let cache = try TokenCache(keychain: keychain, configuration: configuration,
                                    issuer: EmulatedIssuer(accessTokenLifetime: tokenLifetime), now: clock())
         // A cache import killed half-way is undone before anyone reads the group.
@@ -107,18 +107,6 @@ struct TokenOptions: ParsableArguments {
     }
 
     func secret(_ secret: TokenSecret) -> String { showSecrets ? secret.value : secret.masked }
-
-    /// One line on standard error for an item a read skipped (its value cannot be decoded):
-    /// where it is and why, never its data; a JSON object with `--json`.
-    static func warn(skipped item: SkippedItem, json: Bool) {
-        guard !json else {
-            let fields = ["warning": "skipped an unreadable item", "group": item.group, "account": item.account, "service": item.service, "reason": item.reason]
-            Output.standardError.write(Output.json(fields, pretty: false) + "\n")
-            return
-        }
-        let place = "account '\(DisplayText(item.account))' service '\(DisplayText(item.service))' in \(DisplayText(item.group))"
-        Output.standardError.write("warning: skipped the unreadable item \(place): \(DisplayText(item.reason))\n")
-    }
 }
 
 /// A token result as `--json` prints it.
