@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "Device",
             dependencies: [
-                "KeychainStorage", "SecretServiceStorage", "SharedKeychain", "SuiteManifest",
+                "KeychainStorage", "SecretServiceStorage", "SharedKeychain", "SuiteManifest", "Mitigations",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
