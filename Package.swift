@@ -94,30 +94,41 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "Security", dependencies: ["KeychainServices"], swiftSettings: strict),
-        // Layer 4: load generation across simulated apps, in threads or processes.
-        .target(
-            name: "LoadGeneration",
-            dependencies: ["SharedKeychain", "TokenCache", .product(name: "Histogram", package: "hdrhistogram-swift")],
-            swiftSettings: strict
-        ),
         // Layer 4: opt-in mitigations (audit journal, guarded delete, group policy, snapshots).
         .target(
             name: "Mitigations",
             dependencies: ["SharedKeychain", "TokenCache"],
             swiftSettings: strict
         ),
-        // Layer 5: the built-in hazards, each run unmitigated and with the mitigations.
+        // Layer 5: what every simulation shares: the simulated app (a resolved app and the
+        // keychain the device makes for it), the clock, the start barrier, the line protocol
+        // of child processes.
         .target(
-            name: "Hazards",
-            dependencies: ["SharedKeychain", "TokenCache", "Mitigations"],
+            name: "Simulation",
+            dependencies: ["Device", "Mitigations", "TokenCache", "SharedKeychain"],
             swiftSettings: strict
         ),
-        // Layer 4: scenario files of steps for a suite's apps, run in processes or in process.
+        // Layer 6: the built-in hazards, each run unmitigated and with the mitigations.
+        .target(
+            name: "Hazards",
+            dependencies: ["Simulation", "Device", "SharedKeychain", "TokenCache", "Mitigations"],
+            swiftSettings: strict
+        ),
+        // Layer 6: scenario files of steps for a suite's apps, run in processes or in process.
         .target(
             name: "Scenarios",
             dependencies: [
-                "SharedKeychain", "TokenCache", "SuiteManifest", "Mitigations", "Hazards", "LoadGeneration",
+                "Simulation", "Device", "SharedKeychain", "TokenCache", "SuiteManifest", "Mitigations",
                 .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 6: load generation across simulated apps, in threads or processes.
+        .target(
+            name: "LoadGeneration",
+            dependencies: [
+                "Simulation", "Device", "Mitigations", "SharedKeychain", "TokenCache",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
@@ -172,7 +183,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenCacheTests",
-            dependencies: ["TokenCache", "SharedKeychain", "KeychainTestSupport"],
+            dependencies: ["TokenCache", "SharedKeychain", "KeychainTestSupport", "Simulation"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -183,7 +194,17 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadGenerationTests",
-            dependencies: ["LoadGeneration", "SharedKeychain", "TokenCache", "KeychainTestSupport", "Device", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "LoadGeneration", "Simulation", "Mitigations", "SharedKeychain", "TokenCache", "KeychainTestSupport", "Device",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SimulationTests",
+            dependencies: [
+                "Simulation", "Device", "Mitigations", "SharedKeychain", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

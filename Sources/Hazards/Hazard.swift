@@ -2,7 +2,7 @@ import Foundation
 import Mitigations
 import SharedKeychain
 
-/// The built-in hazard scenarios. Each runs in this process with simulated apps sharing one
+/// The built-in hazards. Each runs in this process with simulated apps sharing one
 /// store (memory, or a Secret Service): as Keychain Services behaves, with the fixes a team can
 /// deploy in its own apps, and (on request) with keychain features only the emulator has. Each
 /// report separates what a device shows from what only the emulator knows.
@@ -110,7 +110,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     /// Whether the hazard locks and unlocks the device (and so needs a ``DeviceControl``).
     public var needsDevice: Bool { self == .lockedDevice }
 
-    /// Runs the scenario on `store`.
+    /// Runs the hazard on `store`.
     /// - Parameters:
     ///   - variant: which mitigations are on.
     ///   - device: the device around `store`, for hazards that lock it (``needsDevice``); the
@@ -120,22 +120,23 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     ///   hazard's own failures are what the report counts.
     public func run(_ variant: HazardVariant, on store: any ItemStore, device: (any DeviceControl)? = nil) throws -> HazardReport {
         if let scope = variant.scope, mitigations(scope).isEmpty { throw HazardError.noMitigation(self, variant) }
-        var report = try scenario(variant, on: store, device: device)
+        var report = try play(variant, on: store, device: device)
         report.mitigations = variant.scope.map(mitigations) ?? []
         return report
     }
 
-    private func scenario(_ variant: HazardVariant, on store: any ItemStore, device: (any DeviceControl)?) throws -> HazardReport {
+    /// The hazard's own run, by case.
+    private func play(_ variant: HazardVariant, on store: any ItemStore, device: (any DeviceControl)?) throws -> HazardReport {
         switch self {
-        case .wipeAll: try WipeAllScenario(store: store, variant: variant).run()
-        case .removeAccountFamily: try RemoveAccountFamilyScenario(store: store, variant: variant).run()
-        case .accountMetadataRace: try AccountMetadataRaceScenario(store: store, variant: variant).run()
-        case .adalMSALSSO: try ADALMSALSSOScenario(store: store, variant: variant).run()
-        case .ungroupedDelete: try UngroupedDeleteScenario(store: store, variant: variant).run()
-        case .probeClobber: try ProbeClobberScenario(store: store, mitigated: variant != .unmitigated).run()
-        case .lostUpdate: try LostUpdateScenario(store: store, mitigated: variant != .unmitigated).run()
-        case .lockedDevice: try LockedDeviceScenario(store: store, variant: variant, device: required(device)).run()
-        case .brokerSpoof: try BrokerSpoofScenario(store: store, mitigated: variant != .unmitigated).run()
+        case .wipeAll: try WipeAllHazard(store: store, variant: variant).run()
+        case .removeAccountFamily: try RemoveAccountFamilyHazard(store: store, variant: variant).run()
+        case .accountMetadataRace: try AccountMetadataRaceHazard(store: store, variant: variant).run()
+        case .adalMSALSSO: try ADALMSALSSOHazard(store: store, variant: variant).run()
+        case .ungroupedDelete: try UngroupedDeleteHazard(store: store, variant: variant).run()
+        case .probeClobber: try ProbeClobberHazard(store: store, mitigated: variant != .unmitigated).run()
+        case .lostUpdate: try LostUpdateHazard(store: store, mitigated: variant != .unmitigated).run()
+        case .lockedDevice: try LockedDeviceHazard(store: store, variant: variant, device: required(device)).run()
+        case .brokerSpoof: try BrokerSpoofHazard(store: store, mitigated: variant != .unmitigated).run()
         }
     }
 

@@ -79,7 +79,7 @@ public struct HazardReport: Sendable, Hashable, Codable {
     public var mitigations: [HazardMitigation]
     /// The store the simulated apps shared (`memory`, `secret-service`).
     public var store: String
-    /// The group(s) the scenario used.
+    /// The group(s) the run used.
     public var groups: [String]
     /// What a device shows, in order, one line each.
     public var deviceView: [String]
@@ -92,7 +92,7 @@ public struct HazardReport: Sendable, Hashable, Codable {
     /// What the mitigation does not prevent, said plainly.
     public var limits: [String]
 
-    /// An empty report for `hazard`; scenarios fill it in.
+    /// An empty report for `hazard`; each hazard's run fills it in.
     public init(hazard: String, variant: HazardVariant, store: String) {
         self.hazard = hazard
         self.variant = variant

@@ -1,18 +1,21 @@
+import Device
 import Foundation
 import Mitigations
 import SharedKeychain
-import Synchronization
+import Simulation
 import TokenCache
 
-/// Apps of one freshly made-up team sharing one store, for one hazard run: each app has its
-/// own ``Keychain`` (through a ``MitigatedStore`` view when the run is mitigated) and, when
-/// given a client ID, its own ``TokenCache``. The team is new for every run, so runs on a
-/// shared keyring never see each other's items; ``cleanUp()`` removes what the run left.
+/// Apps of one freshly made-up team sharing one store, for one hazard run: each a
+/// ``SimulatedApp`` of origin `simulated`, its keychain made by ``AppKeychains`` on the suite's
+/// store under the run's policy (mitigations on or off) and, when given a client ID, its own
+/// ``TokenCache``. The team is new for every run, so runs on a shared keyring never see each
+/// other's items; ``cleanUp(_:)`` removes what the run left.
 final class SimulatedSuite: Sendable {
     let store: any ItemStore
     let team: TeamIdentifier
     let policy: MitigationPolicy
-    let clock = ScenarioClock()
+    /// Stands still at the run's start; the hazard moves it (to expire access tokens).
+    let clock = SimulationClock(fixedAt: Date())
 
     /// - Parameter policy: built from the team's groups; `.none` for an unmitigated run.
     init(store: any ItemStore, policy: (_ team: TeamIdentifier) -> MitigationPolicy) throws {
@@ -26,11 +29,24 @@ final class SimulatedSuite: Sendable {
     func group(_ identifier: String) -> String { "\(team.rawValue).\(identifier)" }
 
     /// An app entitled to `groups` (identifiers without the team prefix), in that order.
-    func app(_ bundleID: String, groups: [String], store: (any ItemStore)? = nil) throws -> SimulatedApp {
+    /// - Parameters:
+    ///   - store: the store under the app, when not the suite's (a wrapper that interleaves).
+    ///   - tokens: the app's MSAL configuration, or nil for an app without a token cache.
+    func app(
+        _ bundleID: String, groups: [String], store: (any ItemStore)? = nil, tokens: TokenCacheConfiguration? = nil
+    ) throws -> SimulatedApp {
         let access = try groups.map { try AccessGroup(teamID: team, identifier: $0) }
         let identity = try AppIdentity(bundleID: bundleID, teamID: team, keychainAccessGroups: access)
-        let view = MitigatedStore(base: store ?? self.store, app: bundleID, policy: policy, now: clock.function)
-        return SimulatedApp(keychain: Keychain(app: identity, store: view, now: clock.function), view: view)
+        return try simulate(identity, store: store ?? self.store, policy: policy, tokens: tokens)
+    }
+
+    /// `identity` as an app of the run: on `store` under `policy`, on the suite's clock.
+    func simulate(
+        _ identity: AppIdentity, store: any ItemStore, policy: MitigationPolicy, tokens: TokenCacheConfiguration?
+    ) throws(TokenCacheError) -> SimulatedApp {
+        try SimulatedApp(
+            ResolvedApp(identity: identity, settings: nil, origin: .simulated),
+            keychains: AppKeychains(store: store, policy: policy), clock: clock, tokens: tokens)
     }
 
     /// An MSAL app of the shared cache group `com.microsoft.adalcache`, its items of MSAL's class
@@ -44,13 +60,12 @@ final class SimulatedSuite: Sendable {
         _ bundleID: String, client: String, family: String?, accessibility: Accessibility = .afterFirstUnlockThisDeviceOnly,
         ownGroup: Bool = false, singleFRT: Bool = false, store: (any ItemStore)? = nil, sdk: TokenCacheSDK = .msal
     ) throws -> (app: SimulatedApp, cache: TokenCache) {
-        let app = try app(bundleID, groups: [TokenCacheConfiguration.defaultSharingGroup], store: store)
         var configuration = TokenCacheConfiguration(
             clientID: client, keychainSharingGroup: ownGroup ? "\(team.rawValue).\(bundleID)" : TokenCacheConfiguration.defaultSharingGroup,
             familyID: family, accessibility: accessibility, sdk: sdk)
         if singleFRT { configuration.singleFRTFlight = .on }
-        let cache = try TokenCache(keychain: app.keychain, configuration: configuration, now: clock.function)
-        return (app, cache)
+        let app = try app(bundleID, groups: [TokenCacheConfiguration.defaultSharingGroup], store: store, tokens: configuration)
+        return (app, try app.tokenCache())
     }
 
     /// `app` signs `user` in through `broker` with its own redirect URI; whether the broker prompted.
@@ -90,14 +105,6 @@ final class SimulatedSuite: Sendable {
     }
 }
 
-/// One simulated app: its keychain, and the mitigated view of the store under it.
-struct SimulatedApp: Sendable {
-    let keychain: Keychain
-    let view: MitigatedStore
-
-    var bundleID: String { keychain.app.bundleID }
-}
-
 /// The simulated apps the token hazards use: a suite sharing MSAL's cache group.
 enum MicrosoftApps {
     static let mail = "com.contoso.mail"
@@ -112,40 +119,4 @@ enum MicrosoftApps {
     static let authenticatorClient = "4813382a-8fa7-425e-ab75-3b753aab3abb"
     static let user = "alice@contoso.com"
     static let sharingGroup = "com.microsoft.adalcache"
-}
-
-/// Runs one body per app on its own thread, all released at the same instant, as apps that
-/// start together; returns the results in the apps' order.
-enum ConcurrentApps {
-    static func run<Result: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> Result) -> [Result] {
-        let results = Mutex<[Int: Result]>([:])
-        let group = DispatchGroup()
-        let start = Date().addingTimeInterval(0.05)
-        for index in 0..<count {
-            group.enter()
-            let thread = Thread {
-                Thread.sleep(until: start)
-                let result = body(index)
-                results.withLock { $0[index] = result }
-                group.leave()
-            }
-            thread.start()
-        }
-        group.wait()
-        return results.withLock { collected in (0..<count).compactMap { collected[$0] } }
-    }
-}
-
-/// The clock the simulated apps share: starts at the real time, moved by the scenario (to
-/// expire access tokens between background refreshes).
-final class ScenarioClock: Sendable {
-    private let date: Mutex<Date>
-
-    init(_ start: Date = Date()) { date = Mutex(start) }
-
-    var now: Date { date.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) { date.withLock { $0.addTimeInterval(seconds) } }
-
-    var function: @Sendable () -> Date { { [self] in now } }
 }

@@ -1,3 +1,4 @@
+import Device
 import Foundation
 import SharedKeychain
 import TokenCache
@@ -156,6 +157,12 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
     public func identity(ofApp index: Int) throws -> AppIdentity {
         let shared = try AccessGroup(group)
         return try AppIdentity(bundleID: Self.bundleID(ofApp: index), teamID: shared.teamID, keychainAccessGroups: [shared])
+    }
+
+    /// Simulated app `index` as every keychain of the run resolves it: ad hoc (declared by the
+    /// run, vouched for by nothing; audit journals mark its deletes so), with no manifest.
+    public func app(_ index: Int) throws -> ResolvedApp {
+        ResolvedApp(identity: try identity(ofApp: index), settings: nil, origin: .adHoc)
     }
 
     static let service = "load"

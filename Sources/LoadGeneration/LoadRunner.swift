@@ -1,5 +1,7 @@
+import Device
 import Foundation
 import SharedKeychain
+import Simulation
 import Synchronization
 import TokenCache
 
@@ -11,22 +13,38 @@ import TokenCache
 /// The run never deletes data it did not write unless told to: in its own group (the default)
 /// there is none; a named group that holds items is refused unless
 /// ``LoadConfiguration/allowExistingData`` is set, and then every app reaches the storage
-/// through `view`, which applies the group's mitigation policy.
+/// through the keychain ``AppKeychains`` makes for it, which applies the group's mitigation policy.
 public struct LoadRunner: Sendable {
     public let configuration: LoadConfiguration
-    /// This process's view of the storage, for setting up and checking.
-    public let store: any ItemStore
-    /// Each app's view of the storage (the store with the mitigation policy applied for it).
-    public let view: @Sendable (AppIdentity) -> any ItemStore
+    /// The store and the groups' mitigation policy every app's keychain is made from.
+    public let keychains: AppKeychains
+    /// Each app's store and policy: ``keychains`` for every app, unless a test stands a store of
+    /// its own under an app.
+    private let keychainsOfApp: @Sendable (AppIdentity) -> AppKeychains
 
-    /// - Parameter view: each app's view of `store`; the store itself by default.
-    public init(
-        configuration: LoadConfiguration, store: any ItemStore, view: (@Sendable (AppIdentity) -> any ItemStore)? = nil
-    ) throws(LoadError) {
+    /// This process's store, for setting up and checking.
+    public var store: any ItemStore { keychains.store }
+
+    /// - Parameter keychains: the store and the policy every app's keychain is made from.
+    public init(configuration: LoadConfiguration, keychains: AppKeychains) throws(LoadError) {
         try configuration.validate()
         self.configuration = configuration
-        self.store = store
-        self.view = view ?? { _ in store }
+        self.keychains = keychains
+        keychainsOfApp = { _ in keychains }
+    }
+
+    /// A run on `store` with no mitigation policy.
+    public init(configuration: LoadConfiguration, store: any ItemStore) throws(LoadError) {
+        try self.init(configuration: configuration, keychains: AppKeychains(store: store, policy: .none))
+    }
+
+    /// A run where `view(app)` stands under each app in place of `store` (tests that interleave
+    /// the apps' calls), with no mitigation policy.
+    init(configuration: LoadConfiguration, store: any ItemStore, view: @escaping @Sendable (AppIdentity) -> any ItemStore) throws(LoadError) {
+        try configuration.validate()
+        self.configuration = configuration
+        keychains = AppKeychains(store: store, policy: .none)
+        keychainsOfApp = { AppKeychains(store: view($0), policy: .none) }
     }
 
     /// Runs every app as a thread of this process; `progress` is called about five times a
@@ -40,26 +58,23 @@ public struct LoadRunner: Sendable {
     private func runThreads(existing: Set<ItemKey>, progress: @Sendable (Int) -> Void) throws -> LoadReport {
         let prefill = try prefillAccounts()
         let workers = try (0..<configuration.apps).map {
-            try LoadWorker(app: $0, configuration: configuration, store: view(try configuration.identity(ofApp: $0)))
+            try LoadWorker(app: $0, configuration: configuration, keychains: keychainsOfApp(try configuration.identity(ofApp: $0)))
         }
         let finished = ProgressCounter()
-        let results = Mutex<[WorkerResult]>([])
-        let group = DispatchGroup()
-        for worker in workers {
-            group.enter()
-            // A thread per app: the calls block, and the cooperative pool has only a few threads.
-            let thread = Thread {
-                let result = worker.run(progress: finished)
-                results.withLock { $0.append(result) }
-                group.leave()
-            }
-            thread.start()
-        }
-        while group.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+        let results = Mutex<[WorkerResult]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        // The apps start together, each on a thread of its own, as the processes do at `go`;
+        // this thread reports progress meanwhile.
+        Thread {
+            let ran = StartBarrier.run(workers.count) { workers[$0].run(progress: finished) }
+            results.withLock { $0 = ran }
+            done.signal()
+        }.start()
+        while done.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
             progress(finished.value)
         }
         progress(finished.value)
-        return try report(results.withLock { $0 }, mode: .threads, prefill: prefill, existing: existing)
+        return try report(results.withLock { $0 } ?? [], mode: .threads, prefill: prefill, existing: existing)
     }
 
     /// Runs every app as its own process, launched by `fleet`.
@@ -71,7 +86,7 @@ public struct LoadRunner: Sendable {
             // to add it, and all but one fail, as MSAL's init can on a device. Added here first,
             // the apps find it.
             _ = try tokenCache(ofApp: 0)
-            let results = try fleet.run(configuration: configuration, progress: progress)
+            let results = try fleet.run(configuration: configuration, policy: keychains.policy, progress: progress)
             return try report(results, mode: .processes, prefill: prefill, existing: existing)
         }
     }
@@ -99,12 +114,17 @@ public struct LoadRunner: Sendable {
     }
 
     private func tokenCache(ofApp index: Int) throws -> TokenCache {
-        try TokenCache(keychain: keychain(ofApp: index), configuration: configuration.tokenConfiguration)
+        try simulatedApp(index, tokens: configuration.tokenConfiguration).tokenCache()
     }
 
     func keychain(ofApp index: Int) throws -> Keychain {
-        let identity = try configuration.identity(ofApp: index)
-        return Keychain(app: identity, store: view(identity))
+        try simulatedApp(index, tokens: nil).keychain
+    }
+
+    /// Simulated app `index` in this process, its keychain made by ``keychains``.
+    private func simulatedApp(_ index: Int, tokens: TokenCacheConfiguration?) throws -> SimulatedApp {
+        let app = try configuration.app(index)
+        return try SimulatedApp(app, keychains: keychainsOfApp(app.identity), clock: SimulationClock(), tokens: tokens)
     }
 
     /// The report, always: when the group cannot be listed (the store is gone for good) the

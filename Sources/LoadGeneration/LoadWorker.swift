@@ -1,5 +1,7 @@
+import Device
 import Foundation
 import SharedKeychain
+import Simulation
 import Synchronization
 import TokenCache
 
@@ -16,17 +18,19 @@ public struct LoadWorker: Sendable {
     /// The items `tokens` skipped because it could not read them (another app wrote them).
     private let skipped = SkippedItemReport()
 
-    /// - Parameter store: the app's view of the storage: the shared store, or the store with the
-    ///   group's mitigation policy applied for this app (its deletes are then guarded and journaled).
-    public init(app: Int, configuration: LoadConfiguration, store: any ItemStore) throws {
+    /// - Parameter keychains: the store and the groups' mitigation policy; the app's keychain is
+    ///   the one they make for it (its deletes guarded and journaled where the policy says).
+    /// - Throws: what making the app's identity or its token cache throws.
+    public init(app: Int, configuration: LoadConfiguration, keychains: AppKeychains) throws {
         self.app = app
         self.configuration = configuration
-        let keychain = Keychain(app: try configuration.identity(ofApp: app), store: store)
-        self.keychain = keychain
         var tokenConfiguration = configuration.tokenConfiguration
         tokenConfiguration.trace = calls.trace
         tokenConfiguration.skippedItems = skipped
-        tokens = try TokenCache(keychain: keychain, configuration: tokenConfiguration)
+        let simulated = try SimulatedApp(
+            try configuration.app(app), keychains: keychains, clock: SimulationClock(), tokens: tokenConfiguration)
+        keychain = simulated.keychain
+        tokens = try simulated.tokenCache()
     }
 
     /// Runs the warm-up and the measured phase from now; `progress` counts every finished call.

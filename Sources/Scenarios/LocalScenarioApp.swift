@@ -1,38 +1,43 @@
+import Device
 import Foundation
-import Hazards
-import Mitigations
 import SharedKeychain
+import Simulation
 import SuiteManifest
 import Synchronization
 import TokenCache
 
-/// A simulated app in this process: its keychain (through the scenario's mitigations) and its
-/// MSAL token cache, on the shared store. Background jobs run on threads of their own.
+/// A simulated app in this process: a ``SimulatedApp`` (its keychain through the scenario's
+/// mitigations, its MSAL token cache as its manifest entry configures it) on the shared store.
+/// Background jobs run on threads of their own.
 final class LocalScenarioApp: ScenarioApp {
     let bundleID: String
     /// An app in this process never goes away on its own.
     let exitReason: String? = nil
     private let keychain: Keychain
     private let tokens: TokenCache
-    private let clock = AppClock()
+    /// Real time, moved by `advance-clock` steps.
+    private let clock: SimulationClock
     private let jobs = Mutex<[String: JobThread]>([:])
 
+    /// - Parameters:
+    ///   - app: the suite's app.
+    ///   - keychains: the shared store and the scenario's mitigation policy.
+    ///   - skippedItems: where the app's token cache reports items it cannot read, or nil.
     /// - Throws: ``ScenarioError/suite(_:)`` when the app's entitlements are unusable, or
     ///   ``ScenarioError/appFailed(app:reason:)`` when its MSAL configuration is.
-    ///   - skippedItems: where the app's token cache reports items it cannot read, or nil.
-    init(app: SuiteApp, store: any ItemStore, policy: MitigationPolicy, skippedItems: SkippedItemReport? = nil) throws(ScenarioError) {
+    init(app: SuiteApp, keychains: AppKeychains, skippedItems: SkippedItemReport? = nil) throws(ScenarioError) {
         bundleID = app.bundleID
         let identity: AppIdentity
         do { identity = try app.identity() } catch { throw .suite(error) }
-        let clock = clock
-        let view: any ItemStore = policy.groups.isEmpty
-            ? store : MitigatedStore(base: store, app: app.bundleID, policy: policy, now: clock.now)
-        keychain = Keychain(app: identity, store: view, now: clock.now)
+        // Every setting of the app's manifest entry, its SDK included.
+        let resolved = ResolvedApp(identity: identity, settings: app.settings, origin: .suite(manifest: app.declaration.file))
+        var configuration = app.settings.tokenCacheConfiguration()
+        configuration.skippedItems = skippedItems
         do {
-            // Every setting of the app's manifest entry, its SDK included.
-            var configuration = app.settings.tokenCacheConfiguration()
-            configuration.skippedItems = skippedItems
-            tokens = try TokenCache(keychain: keychain, configuration: configuration, now: clock.now)
+            let simulated = try SimulatedApp(resolved, keychains: keychains, clock: SimulationClock(), tokens: configuration)
+            keychain = simulated.keychain
+            tokens = try simulated.tokenCache()
+            clock = simulated.clock
         } catch {
             throw .appFailed(app: app.bundleID, reason: error.message)
         }

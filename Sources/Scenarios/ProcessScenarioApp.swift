@@ -1,16 +1,17 @@
+import Device
 import Foundation
 import KeychainStorage
-import LoadGeneration
+import Simulation
 import Synchronization
 import TokenCache
 
 /// A simulated app in a process of its own (the tool run as `scenario-worker`), so its calls
-/// contend with the other apps' for the keyring as real apps' do. Requests go out as
-/// ``WorkerMessage`` lines; the answers come back by id.
+/// contend with the other apps' for the keyring as real apps' do. Requests go out over a
+/// ``LineChannel`` as ``ScenarioAppRequest``s; the answers come back by id.
 final class ProcessScenarioApp: ScenarioApp {
     let bundleID: String
     private let state = Shared()
-    private let process: LineProcess
+    private let process: LineChannel<ScenarioAppRequest, ScenarioAppResponse>
 
     /// What the reader thread fills in (a class: the callbacks outlive init).
     private final class Shared: Sendable {
@@ -26,8 +27,7 @@ final class ProcessScenarioApp: ScenarioApp {
         let lock = Mutex(State())
         let started = DispatchSemaphore(value: 0)
 
-        func receive(_ line: String) {
-            guard let message = WorkerMessage(line: line) else { return }
+        func receive(_ message: ScenarioAppResponse) {
             switch message {
             case .ready:
                 lock.withLock { $0.ready = true }
@@ -47,8 +47,6 @@ final class ProcessScenarioApp: ScenarioApp {
                 lock.withLock { $0.waiting.removeValue(forKey: id) }?.signal()
             case .jobRun(let job, let outcome):
                 lock.withLock { $0.jobs[job] }?(outcome)
-            case .perform, .start, .stop, .advanceClock:
-                break
             }
         }
 
@@ -70,8 +68,8 @@ final class ProcessScenarioApp: ScenarioApp {
         self.bundleID = bundleID
         let state = state
         do {
-            process = try LineProcess(
-                executable: executable, arguments: arguments, onLine: state.receive, onClose: state.close)
+            process = try LineChannel(
+                spawning: executable, arguments: arguments, onMessage: state.receive, onClose: state.close)
         } catch {
             throw .appFailed(app: bundleID, reason: "cannot start \(executable.path): \(error.localizedDescription)")
         }
@@ -96,7 +94,7 @@ final class ProcessScenarioApp: ScenarioApp {
 
     func start(_ job: BackgroundJob, onRun: @escaping @Sendable (OperationOutcome) -> Void) {
         state.lock.withLock { $0.jobs[job.name] = onRun }
-        process.send(WorkerMessage.start(job: job).line)
+        process.send(.start(job: job))
     }
 
     func stop(job name: String) {
@@ -115,7 +113,7 @@ final class ProcessScenarioApp: ScenarioApp {
     }
 
     /// Sends the message made with a fresh id and waits for its answer (or the process's end).
-    private func request(_ message: (Int) -> WorkerMessage) -> Int {
+    private func request(_ message: (Int) -> ScenarioAppRequest) -> Int {
         let semaphore = DispatchSemaphore(value: 0)
         let (id, closed) = state.lock.withLock { state in
             state.nextID += 1
@@ -123,7 +121,7 @@ final class ProcessScenarioApp: ScenarioApp {
             return (state.nextID, state.closed)
         }
         guard !closed else { return id }
-        process.send(message(id).line)
+        process.send(message(id))
         semaphore.wait()
         return id
     }
@@ -134,88 +132,62 @@ final class ProcessScenarioApp: ScenarioApp {
     }
 }
 
-/// What the runner and an app process say to each other: one JSON object a line. The app
-/// process says `ready` (or `failed`) once, then answers requests by id and reports each
-/// background run as it happens.
-enum WorkerMessage: Codable, Sendable {
-    // Runner to app.
+/// What the runner asks of an app process, one JSON line each (``LineChannel``).
+enum ScenarioAppRequest: Codable, Sendable {
     case perform(id: Int, operation: ScenarioOperation)
     case start(job: BackgroundJob)
     case stop(id: Int, job: String)
     case advanceClock(id: Int, seconds: Double)
-    // App to runner.
+}
+
+/// What an app process says to the runner: `ready` (or `failed`) once, then the answer to each
+/// request by id, and each background run as it happens.
+enum ScenarioAppResponse: Codable, Sendable {
     case ready
     case failed(message: String)
     case result(id: Int, outcome: OperationOutcome)
     case jobRun(job: String, outcome: OperationOutcome)
     case done(id: Int)
-
-    var line: String {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .secondsSince1970
-        // Encoding plain value types cannot fail.
-        guard let data = try? encoder.encode(self) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    init?(line: String) {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
-        guard let message = try? decoder.decode(WorkerMessage.self, from: Data(line.utf8)) else { return nil }
-        self = message
-    }
 }
 
 /// The app-process side of a scenario run in processes: one simulated app serving
-/// ``WorkerMessage`` requests from standard input until it ends. Each request runs on a
-/// thread of its own, so operations of one app in a `concurrent` block overlap.
+/// ``ScenarioAppRequest``s from standard input until it ends. Each request runs on a thread of
+/// its own, so operations of one app in a `concurrent` block overlap.
 public enum ScenarioWorker {
     /// Serves `bundleID` of `scenario` on `store`; returns when standard input ends. Items the
     /// app cannot read are reported to `skippedItems`.
     public static func serve(scenario: Scenario, bundleID: String, store: any ItemStore, skippedItems: SkippedItemReport? = nil) {
-        let output = Output()
+        let channel = LineChannelServer<ScenarioAppRequest, ScenarioAppResponse>()
         let app: LocalScenarioApp
         do {
             let suiteApp = try scenario.suite.app(bundleID: bundleID)
-            app = try LocalScenarioApp(app: suiteApp, store: store, policy: scenario.policy, skippedItems: skippedItems)
+            app = try LocalScenarioApp(
+                app: suiteApp, keychains: AppKeychains(store: store, policy: scenario.policy), skippedItems: skippedItems)
         } catch {
-            output.send(.failed(message: "\(error)"))
+            channel.send(.failed(message: "\(error)"))
             return
         }
-        output.send(.ready)
+        channel.send(.ready)
         let requests = DispatchGroup()
-        while let line = readLine() {
-            guard let message = WorkerMessage(line: line) else { continue }
+        while let request = channel.receive() {
             requests.enter()
             Thread {
                 defer { requests.leave() }
-                switch message {
+                switch request {
                 case .perform(let id, let operation):
-                    output.send(.result(id: id, outcome: app.perform(operation)))
+                    channel.send(.result(id: id, outcome: app.perform(operation)))
                 case .start(let job):
-                    app.start(job) { output.send(.jobRun(job: job.name, outcome: $0)) }
+                    app.start(job) { channel.send(.jobRun(job: job.name, outcome: $0)) }
                 case .stop(let id, let job):
                     app.stop(job: job)
-                    output.send(.done(id: id))
+                    channel.send(.done(id: id))
                 case .advanceClock(let id, let seconds):
                     app.advanceClock(by: seconds)
-                    output.send(.done(id: id))
-                case .ready, .failed, .result, .jobRun, .done:
-                    break
+                    channel.send(.done(id: id))
                 }
             }.start()
         }
         requests.wait()
         app.close()
-    }
-
-    /// Standard output, one whole line at a time from any thread.
-    private final class Output: Sendable {
-        private let lock = Mutex(())
-
-        func send(_ message: WorkerMessage) {
-            let data = Data((message.line + "\n").utf8)
-            lock.withLock { _ in FileHandle.standardOutput.write(data) }
-        }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Hazards
 import Mitigations
 import SharedKeychain
 import SuiteManifest

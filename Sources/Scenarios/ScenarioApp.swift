@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A simulated app as the runner drives it: in this process (``LocalScenarioApp``) or in a
 /// process of its own (``ProcessScenarioApp``). Every call may come from any thread.
@@ -26,29 +25,4 @@ public enum AppLauncher: Sendable {
     /// Each in a process of its own: `executable` run with `arguments(bundleID)`, which must
     /// serve ``ScenarioWorker`` on the same storage as the runner.
     case processes(executable: URL, arguments: @Sendable (_ bundleID: String) -> [String])
-}
-
-/// An app's token clock: the real time plus the offset `advance-clock` steps added, so access
-/// tokens expire on the scenario's schedule while wall-clock timings stay real.
-final class AppClock: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
-
-    func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
-
-    func advance(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
-}
-
-/// Runs `body(0..<count)` each on a thread of its own and waits for all. Unlike
-/// `DispatchQueue.concurrentPerform`, which uses about one thread per core, every call starts
-/// at once: the calls block on the keyring, not on the CPU.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let group = DispatchGroup()
-    for index in 0..<count {
-        group.enter()
-        Thread {
-            body(index)
-            group.leave()
-        }.start()
-    }
-    group.wait()
 }

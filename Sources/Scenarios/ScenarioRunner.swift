@@ -1,5 +1,7 @@
+import Device
 import Foundation
 import KeychainStorage
+import Simulation
 import Synchronization
 import TokenCache
 
@@ -62,34 +64,28 @@ public struct ScenarioRunner: Sendable {
     /// The scenario's apps, by lowercased bundle ID; processes start at once.
     private func launch(_ launcher: AppLauncher) throws(ScenarioError) -> [String: any ScenarioApp] {
         let suiteApps = scenario.apps
-        let launched = Mutex<[String: Result<any ScenarioApp, ScenarioError>]>([:])
-        let store = store
-        let policy = scenario.policy
+        let keychains = AppKeychains(store: store, policy: scenario.policy)
         let skippedItems = skippedItems
-        onThreads(suiteApps.count) { index in
+        let launched = StartBarrier.run(suiteApps.count) { index -> Result<any ScenarioApp, ScenarioError> in
             let app = suiteApps[index]
-            let result: Result<any ScenarioApp, ScenarioError>
             do throws(ScenarioError) {
                 switch launcher {
                 case .inProcess:
-                    result = .success(try LocalScenarioApp(app: app, store: store, policy: policy, skippedItems: skippedItems))
+                    return .success(try LocalScenarioApp(app: app, keychains: keychains, skippedItems: skippedItems))
                 case .processes(let executable, let arguments):
-                    result = .success(try ProcessScenarioApp(
+                    return .success(try ProcessScenarioApp(
                         bundleID: app.bundleID, executable: executable, arguments: arguments(app.bundleID)))
                 }
             } catch {
-                result = .failure(error)
+                return .failure(error)
             }
-            launched.withLock { $0[app.bundleID.lowercased()] = result }
         }
-        let results = launched.withLock { $0 }
         var apps: [String: any ScenarioApp] = [:]
         var failure: ScenarioError?
-        for app in suiteApps {
-            switch results[app.bundleID.lowercased()] {
-            case .success(let launched)?: apps[app.bundleID.lowercased()] = launched
-            case .failure(let error)?: failure = failure ?? error
-            case nil: break
+        for (app, result) in zip(suiteApps, launched) {
+            switch result {
+            case .success(let launched): apps[app.bundleID.lowercased()] = launched
+            case .failure(let error): failure = failure ?? error
             }
         }
         if let failure {
@@ -151,16 +147,11 @@ private final class Run: Sendable {
         case .operation(let step):
             judge(step, outcome: operate(step, number: number), number: number)
         case .concurrent(let steps):
-            let outcomes = Mutex<[Int: OperationOutcome]>([:])
-            onThreads(steps.count) { [self] index in
+            let outcomes = StartBarrier.run(steps.count) { [self] index in
                 if let delay = steps[index].delay, delay.seconds > 0 { Thread.sleep(forTimeInterval: delay.seconds) }
-                let outcome = operate(steps[index], number: number)
-                outcomes.withLock { $0[index] = outcome }
+                return operate(steps[index], number: number)
             }
-            let results = outcomes.withLock { $0 }
-            for (index, step) in steps.enumerated() {
-                if let outcome = results[index] { judge(step, outcome: outcome, number: number) }
-            }
+            for (step, outcome) in zip(steps, outcomes) { judge(step, outcome: outcome, number: number) }
         case .background(let job):
             jobs.begin(job)
             jobApps.withLock { $0[job.name] = job.app }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Device
 import Foundation
 import LoadGeneration
 import SharedKeychain
@@ -142,13 +143,11 @@ struct LoadCommand: ReportingCommand {
                 Output.standardError.write("signing in \(configuration.prefillAccounts) accounts before the run...\n")
             }
             // Every simulated app goes through the group's mitigation policy, as `item delete` does.
-            let runner = try LoadRunner(configuration: configuration, store: store) { identity in
-                KeychainSession.view(of: store, for: identity, policy: policy, adHoc: true)
-            }
+            let runner = try LoadRunner(configuration: configuration, keychains: AppKeychains(store: store, policy: policy))
             let progress = ProgressLine(label: "\(count.counted("app"))", expected: configuration)
             let result = threads
                 ? try runner.runInThreads(progress: progress.update)
-                : try runner.runInProcesses(fleet: fleet(configuration), progress: progress.update)
+                : try runner.runInProcesses(fleet: fleet, progress: progress.update)
             progress.finish()
             reports.append(result)
         }
@@ -179,21 +178,10 @@ struct LoadCommand: ReportingCommand {
         return counts.compactMap { $0 }
     }
 
-    /// Workers are this executable, run as `load-worker` on the same storage.
-    private func fleet(_ configuration: LoadConfiguration) -> WorkerFleet {
-        let common = global.workerArguments
-        return WorkerFleet(executable: GlobalOptions.executable) { app, resultFile in
-            var arguments = ["load-worker", "--app-index", "\(app)", "--apps", "\(configuration.apps)", "--result", resultFile.path,
-                             "--group", configuration.group] + common
-            arguments += ["--workload", configuration.workload.rawValue, "--mix", configuration.mix.description,
-                          "--items", "\(configuration.itemsPerApp)", "--value-size", "\(configuration.valueSize)",
-                          "--duration", "\(configuration.duration)", "--warmup", "\(configuration.warmup)",
-                          "--seed", "\(configuration.seed)", "--team", configuration.team]
-            if let operations = configuration.operations { arguments += ["--operations", "\(operations)"] }
-            if let rate = configuration.rate { arguments += ["--rate", "\(rate)"] }
-            if let policy = policy.policy { arguments += ["--policy", URL(fileURLWithPath: policy).path] }
-            return arguments
-        }
+    /// Workers are this executable, run as `load-worker` on the same storage; each is sent its
+    /// configuration and policy as they are (``WorkerProtocol``).
+    private var fleet: WorkerFleet {
+        WorkerFleet(executable: GlobalOptions.executable, arguments: ["load-worker"] + global.workerArguments)
     }
 
     /// `--output`, or the deprecated `--report`, which still works for one release.
@@ -213,36 +201,15 @@ struct LoadCommand: ReportingCommand {
     }
 }
 
-/// The hidden worker side of `load`: one simulated app in its own process.
+/// The hidden worker side of `load`: one simulated app in its own process, on the storage the
+/// options name, running the configuration its fleet sends.
 struct LoadWorkerCommand: ReportingCommand {
     static let configuration = CommandConfiguration(commandName: "load-worker", shouldDisplay: false)
-
-    @Option var appIndex: Int
-    @Option var apps: Int
-    @Option var result: String
-    @Option var workload: LoadConfiguration.Workload
-    @Option var mix: String
-    @Option var items: Int
-    @Option var valueSize: Int
-    @Option var duration: Double
-    @Option var operations: Int?
-    @Option var warmup: Double
-    @Option var seed: UInt64
-    @Option var team: String
-    @Option var rate: Double?
-    @Option var group: String
-    @OptionGroup var policy: AuditPolicyOptions
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let configuration = LoadConfiguration(
-            apps: apps, workload: workload, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
-            duration: duration, operations: operations, warmup: warmup, seed: seed, team: team, rate: rate, group: group)
-        let store = KeychainSession.view(
-            of: try KeychainSession(global).store, for: try configuration.identity(ofApp: appIndex), policy: try policy.load(global), adHoc: true)
-        let worker = try LoadWorker(app: appIndex, configuration: configuration, store: store)
-        try WorkerProtocol.serve(worker, resultFile: URL(fileURLWithPath: result))
+        try WorkerProtocol.serve(store: try KeychainSession(global).store)
     }
 }
 

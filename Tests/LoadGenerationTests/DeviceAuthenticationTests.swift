@@ -16,7 +16,7 @@ struct LoadAuthenticationTests {
         let device = Device(stateDirectory: state)
         let store = try device.openStore(.memory, logger: Logger(label: "test"))
         let configuration = LoadConfiguration(apps: 1, mix: try OperationMix(parsing: "read=100"), itemsPerApp: 2, team: "LOADAUTH27")
-        let worker = try LoadWorker(app: 0, configuration: configuration, store: store)
+        let worker = try LoadWorker(app: 0, configuration: configuration, keychains: AppKeychains(store: store, policy: .none))
         var guarded = NewItem(account: "guarded", service: "s", group: configuration.group, data: Data("guarded secret".utf8))
         guarded.accessControl = [.userPresence]
         try worker.keychain.add(guarded)

@@ -1,3 +1,4 @@
+import Device
 import Foundation
 import SharedKeychain
 import Testing
@@ -13,7 +14,7 @@ struct JournalBoundTests {
         let configuration = LoadConfiguration(
             apps: 1, mix: try OperationMix(parsing: "write=40,update=20,remove=30,wipe=10"), itemsPerApp: 4, valueSize: 64,
             operations: 3_000, warmup: 0, team: "LOADTST002")
-        let result = try LoadWorker(app: 0, configuration: configuration, store: InMemoryStore()).run()
+        let result = try LoadWorker(app: 0, configuration: configuration, keychains: AppKeychains(store: InMemoryStore(), policy: .none)).run()
         #expect(result.journal.count <= 2 * configuration.itemsPerApp + 1, "\(result.journal.count) entries kept")
         #expect(result.journal.count > 0)
     }

@@ -50,7 +50,7 @@ struct AccountMetadataRaceTests {
         let base = try backend.makeStore()
         let racing = InterleavingStore(base)
         let team = try TeamIdentifier(Backend.uniqueTeamID())
-        let clock = TestClock()
+        let clock = TestClock.fixedForTests()
         func app(_ bundleID: String, client: String, store: any ItemStore) throws -> TokenCache {
             let identity = try AppIdentity(
                 bundleID: bundleID, teamID: team,

@@ -12,7 +12,7 @@ struct Suite {
 
     let store: any ItemStore
     let team: TeamIdentifier
-    let clock = TestClock()
+    let clock = TestClock.fixedForTests()
     /// `<TEAMID>.com.microsoft.adalcache`.
     let group: String
     let mail: TokenCache

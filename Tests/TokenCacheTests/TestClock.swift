@@ -1,15 +1,10 @@
 import Foundation
-import Synchronization
+import Simulation
 
-/// A clock the test moves by hand.
-final class TestClock: Sendable {
-    private let date: Mutex<Date>
+/// The tests' clock is the simulations' own, standing still until a test moves it.
+typealias TestClock = SimulationClock
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { date = Mutex(start) }
-
-    var now: Date { date.withLock { $0 } }
-    func advance(by seconds: TimeInterval) { date.withLock { $0.addTimeInterval(seconds) } }
-
-    /// For `TokenCache(now:)`.
-    var function: @Sendable () -> Date { { [self] in now } }
+extension SimulationClock {
+    /// A clock standing at the tests' fixed instant (November 2023) until a test moves it.
+    static func fixedForTests() -> SimulationClock { SimulationClock(fixedAt: Date(timeIntervalSince1970: 1_700_000_000)) }
 }

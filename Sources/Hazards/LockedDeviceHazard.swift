@@ -23,7 +23,7 @@ public protocol DeviceControl: Sendable {
 ///
 /// Deployable: on errSecInteractionNotAllowed the app defers its background work until
 /// protected data is available (not a sign-out), and writes its own items `afterFirstUnlock`.
-struct LockedDeviceScenario {
+struct LockedDeviceHazard {
     let store: any ItemStore
     let variant: HazardVariant
     let device: any DeviceControl

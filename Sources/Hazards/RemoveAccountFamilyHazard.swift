@@ -1,6 +1,7 @@
 import Foundation
 import Mitigations
 import SharedKeychain
+import Simulation
 import TokenCache
 
 /// `remove-account-family`: Mail, Calendar and Teams are apps of family 1. A family refresh
@@ -17,7 +18,7 @@ import TokenCache
 ///
 /// Deployable: each app keeps its tokens in its own app-ID group and gets SSO through the
 /// broker: Calendar's removal reaches only its own group.
-struct RemoveAccountFamilyScenario {
+struct RemoveAccountFamilyHazard {
     let store: any ItemStore
     let variant: HazardVariant
     static let bob = "bob@contoso.com"
@@ -84,7 +85,7 @@ struct RemoveAccountFamilyScenario {
             let deleted = try calendar.cache.remove(account: MicrosoftApps.user)
             report.step("\(MicrosoftApps.calendar) removes \(MicrosoftApps.user): \(deleted) credentials deleted, the family token among them")
         } catch {
-            guard let refusal = calendar.app.view.refusal(for: error) else { throw error }
+            guard let refusal = calendar.app.refusal(for: error) else { throw error }
             report.step("\(MicrosoftApps.calendar) removes \(MicrosoftApps.user): refused: \(refusal.message) Its remove fails, so it stays signed in")
             report.record("refused removes", (report.metric("refused removes") ?? 0) + 1)
         }
@@ -113,7 +114,7 @@ struct RemoveAccountFamilyScenario {
         let mail = try suite.tokenApp(MicrosoftApps.mail, client: MicrosoftApps.mailClient, family: "1", ownGroup: true)
         let calendar = try suite.tokenApp(MicrosoftApps.calendar, client: MicrosoftApps.calendarClient, family: "1", ownGroup: true)
         let teams = try suite.tokenApp(MicrosoftApps.teams, client: MicrosoftApps.teamsClient, family: "1", ownGroup: true)
-        let broker = try BrokerSpoofScenario.broker(suite)
+        let broker = try BrokerSpoofHazard.broker(suite)
         report.groups = [mail, calendar, teams].map(\.cache.accessGroup)
         defer { suite.cleanUp(suite.perAppGroups([mail, calendar, teams], broker: broker)) }
 

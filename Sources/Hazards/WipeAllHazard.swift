@@ -1,6 +1,7 @@
 import Foundation
 import Mitigations
 import SharedKeychain
+import Simulation
 import TokenCache
 
 /// `wipe-all`: Mail signs alice in; Calendar, which never signed anyone in, calls
@@ -12,7 +13,7 @@ import TokenCache
 /// What-if: guarded delete refuses Calendar, the audit journal shows the attempt; a wipe by a
 /// privileged app (Authenticator) still goes through, and the snapshot taken before brings
 /// Mail's items back.
-struct WipeAllScenario {
+struct WipeAllHazard {
     let store: any ItemStore
     let variant: HazardVariant
     /// Background refreshes Mail runs after the wipe, an hour apart (so each needs its refresh token).
@@ -96,7 +97,7 @@ struct WipeAllScenario {
         var report = HazardReport(hazard: Hazard.wipeAll.rawValue, variant: variant, store: store.name)
         let mail = try suite.tokenApp(MicrosoftApps.mail, client: MicrosoftApps.mailClient, family: "1", ownGroup: true)
         let calendar = try suite.tokenApp(MicrosoftApps.calendar, client: MicrosoftApps.calendarClient, family: "1", ownGroup: true)
-        let broker = try BrokerSpoofScenario.broker(suite)
+        let broker = try BrokerSpoofHazard.broker(suite)
         report.groups = [mail.cache.accessGroup, calendar.cache.accessGroup]
         defer { suite.cleanUp(suite.perAppGroups([mail, calendar], broker: broker)) }
 
@@ -151,15 +152,15 @@ struct WipeAllScenario {
             report.step("\(MicrosoftApps.calendar) calls wipeCacheForAllAccounts: success")
             return wiped
         } catch {
-            guard let refusal = calendar.app.view.refusal(for: error) else { throw error }
+            guard let refusal = calendar.app.refusal(for: error) else { throw error }
             report.step("\(MicrosoftApps.calendar) calls wipeCacheForAllAccounts: refused, \(refusal.status.name): \(refusal.message)")
-            report.record("refused deletes", calendar.app.view.refusalLog.count)
+            report.record("refused deletes", calendar.app.refusals.count)
             return 0
         }
     }
 
     /// Mail's background refresh loop; returns how many refreshes failed.
-    private func backgroundRefresh(_ mail: TokenCache, clock: ScenarioClock, label: String, report: inout HazardReport) throws -> Int {
+    private func backgroundRefresh(_ mail: TokenCache, clock: SimulationClock, label: String, report: inout HazardReport) throws -> Int {
         var failed = 0
         for round in 1...Self.refreshes {
             clock.advance(by: 3600)

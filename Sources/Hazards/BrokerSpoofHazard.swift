@@ -8,7 +8,7 @@ import TokenCache
 /// spoofing at all, since Mail's family refresh token is right there and redeems silently for
 /// Mail's user. Mitigated: each app keeps its tokens in its own app-ID group and single sign-on
 /// goes through the broker, whose check now guards every app's tokens.
-struct BrokerSpoofScenario {
+struct BrokerSpoofHazard {
     let store: any ItemStore
     let mitigated: Bool
 
@@ -72,10 +72,10 @@ struct BrokerSpoofScenario {
         let group = "com.microsoft.workplacejoin.\(suite.team.rawValue.lowercased())"
         let identity = try AppIdentity(
             bundleID: MicrosoftApps.authenticator, teamID: team, keychainAccessGroups: [AccessGroup(teamID: team, identifier: group)])
-        let cache = try TokenCache(
-            keychain: Keychain(app: identity, store: suite.store, now: suite.clock.function),
-            configuration: TokenCacheConfiguration(clientID: MicrosoftApps.authenticatorClient, keychainSharingGroup: group, familyID: "1"),
-            now: suite.clock.function)
-        return BrokerService(cache: cache)
+        // The broker is of another team: no policy of the run covers its group.
+        let broker = try suite.simulate(
+            identity, store: suite.store, policy: .none,
+            tokens: TokenCacheConfiguration(clientID: MicrosoftApps.authenticatorClient, keychainSharingGroup: group, familyID: "1"))
+        return BrokerService(cache: try broker.tokenCache())
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import Mitigations
 import SharedKeychain
+import Simulation
 
 /// `probe-clobber`: apps that start at once run msal-extensions' start-up self-test on one fixed
 /// probe item: write it, read it back, delete it. Their writes overwrite each other and their
 /// deletes remove each other's probe, so some self-tests fail. Mitigated: each app's probe
 /// account includes its bundle ID; no two apps touch the same item.
-struct ProbeClobberScenario {
+struct ProbeClobberHazard {
     let store: any ItemStore
     let mitigated: Bool
     static let apps = 6
@@ -34,7 +35,7 @@ struct ProbeClobberScenario {
         report.step("\(Self.apps) apps start at once and self-test on \(mitigated ? "a probe item of their own" : "the fixed probe '\(Self.probeAccount)'"): write, read back, delete")
 
         let mitigated = self.mitigated
-        let outcomes = ConcurrentApps.run(apps.count) { index in Self.selfTest(apps[index], group: group, perApp: mitigated) }
+        let outcomes = StartBarrier.run(apps.count) { index in Self.selfTest(apps[index], group: group, perApp: mitigated) }
         for outcome in outcomes {
             report.step("\(outcome.app): " + (outcome.failure.map { "self-test FAILED: \($0)" } ?? "self-test passed"))
             if outcome.failure != nil {

@@ -8,8 +8,8 @@ import Synchronization
 import Testing
 
 /// Every built-in hazard: what the unmitigated run loses and to whom, what the mitigated run keeps.
-@Suite("Hazard scenarios")
-struct HazardScenarioTests {
+@Suite("Built-in hazards")
+struct BuiltInHazardTests {
     @Test(arguments: Backend.memoryAndKeyring)
     func wipeAllLeavesAnEmptyGroupAndNoClueOnTheDevice(_ backend: Backend) throws {
         let store = try backend.makeStore()

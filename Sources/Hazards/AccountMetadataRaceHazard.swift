@@ -15,7 +15,7 @@ import TokenCache
 ///
 /// Deployable: a retry. After removeAccount the app checks `allAccounts` again (at its next
 /// launch) and removes once more if the account came back.
-struct AccountMetadataRaceScenario {
+struct AccountMetadataRaceHazard {
     let store: any ItemStore
     let variant: HazardVariant
     static let suiteClient = "0a1b2c3d-9999-4999-8999-999999999999"

@@ -1,6 +1,7 @@
 import Foundation
 import Mitigations
 import SharedKeychain
+import Simulation
 
 /// `ungrouped-delete`: Mail and Calendar share two groups (MSAL's cache and a suite group).
 /// Mail's "sign out" clears the keychain with a delete that names no group, as many apps do
@@ -8,7 +9,7 @@ import SharedKeychain
 /// entitled to, so Calendar's items in both shared groups go too. Mitigated: guarded delete on
 /// the shared groups refuses the whole delete; a delete scoped to Mail's own group still works
 /// (what-if). Deployable: Mail names its own group in the delete, as every app can today.
-struct UngroupedDeleteScenario {
+struct UngroupedDeleteHazard {
     let store: any ItemStore
     let variant: HazardVariant
     static let suiteGroup = "com.contoso.shared"
@@ -44,7 +45,7 @@ struct UngroupedDeleteScenario {
                 deletedByMail = try mail.keychain.delete(KeychainQuery())
                 report.step("\(MicrosoftApps.mail) signs out with a delete that names no group: \(deletedByMail) items deleted in \(mail.keychain.app.accessGroupNames.count) groups")
             } catch {
-                guard let refusal = mail.view.refusal(for: error) else { throw error }
+                guard let refusal = mail.refusal(for: error) else { throw error }
                 report.step("\(MicrosoftApps.mail) signs out with a delete that names no group: refused, \(refusal.message)")
                 report.record("refused deletes", 1)
                 let own = try mail.keychain.delete(KeychainQuery(group: mail.keychain.app.appIDGroup.rawValue))

@@ -1,13 +1,14 @@
 import Foundation
 import Mitigations
 import SharedKeychain
+import Simulation
 
 /// `lost-update`: two apps increment one shared JSON counter item by read-modify-write with no
 /// lock, as apps sharing one cache blob do; increments made between another app's read and its
 /// write are overwritten. Mitigated: the same shared counter, written with the project's
 /// compare-and-swap (an update `ifVersion` the version read); an app whose write finds the item
 /// changed reads it again and retries, so every increment lands.
-struct LostUpdateScenario {
+struct LostUpdateHazard {
     let store: any ItemStore
     let mitigated: Bool
     static let increments = 20
@@ -35,7 +36,7 @@ struct LostUpdateScenario {
         }
         report.step("\(apps.count) apps each increment the shared counter '\(Self.counterAccount)' \(Self.increments) times by read-modify-write\(mitigated ? " with compare-and-swap" : ""), at the same time")
 
-        let outcomes = ConcurrentApps.run(apps.count) { index in
+        let outcomes = StartBarrier.run(apps.count) { index in
             Self.increment(apps[index], account: accounts[index], group: group, compareAndSwap: mitigated)
         }
         var retries = 0

@@ -1,6 +1,7 @@
 import Foundation
 import Mitigations
 import SharedKeychain
+import Simulation
 import TokenCache
 
 /// `adal-msal-sso`: Expenses, an older app of the suite still built with ADAL, and Mail, built
@@ -20,7 +21,7 @@ import TokenCache
 /// spares the legacy items: `removeAccount` always runs the legacy accessor with the caller's
 /// client ID, and `wipeAccount` deletes every client's legacy items of the user, `foci-*`
 /// copies included. What-if: guarded delete refuses Mail's removal of items Expenses added.
-struct ADALMSALSSOScenario {
+struct ADALMSALSSOHazard {
     let store: any ItemStore
     let variant: HazardVariant
     /// ADAL's legacy items' `kSecAttrGeneric` (IdentityCore `MSIDLegacyTokenCacheKey`).
@@ -87,7 +88,7 @@ struct ADALMSALSSOScenario {
             let left = Self.legacyItems(try suite.items(in: group))
             report.step("\(MicrosoftApps.mail) removes \(MicrosoftApps.user) (removeAccount): \(deleted) items deleted, \(Self.legacyItems(before).count - left.count) of them ADAL legacy items of client \(client); legacy items left: \(left.isEmpty ? "none" : Self.describe(left))")
         } catch {
-            guard let refusal = mail.app.view.refusal(for: error) else { throw error }
+            guard let refusal = mail.app.refusal(for: error) else { throw error }
             report.step("\(MicrosoftApps.mail) removes \(MicrosoftApps.user) (removeAccount): refused: \(refusal.message) Its remove fails, so it stays signed in")
             report.record("refused removes", (report.metric("refused removes") ?? 0) + 1)
         }
@@ -116,7 +117,7 @@ struct ADALMSALSSOScenario {
         let client = MicrosoftApps.mailClient
         let expenses = try suite.tokenApp(MicrosoftApps.expenses, client: client, family: "1", ownGroup: true, sdk: .adal)
         let mail = try suite.tokenApp(MicrosoftApps.mail, client: client, family: "1", ownGroup: true)
-        let broker = try BrokerSpoofScenario.broker(suite)
+        let broker = try BrokerSpoofHazard.broker(suite)
         report.groups = [expenses.cache.accessGroup, mail.cache.accessGroup]
         defer { suite.cleanUp(suite.perAppGroups([expenses, mail], broker: broker)) }
 
