@@ -31,8 +31,8 @@ final class LocalScenarioApp: ScenarioApp {
         do { identity = try app.identity() } catch { throw .suite(error) }
         // Every setting of the app's manifest entry, its SDK included.
         let resolved = ResolvedApp(identity: identity, settings: app.settings, origin: .suite(manifest: app.declaration.file))
-        var configuration = app.settings.tokenCacheConfiguration()
-        configuration.skippedItems = skippedItems
+        var configuration = resolved.manifestTokenConfiguration
+        configuration?.skippedItems = skippedItems
         do {
             let simulated = try SimulatedApp(resolved, keychains: keychains, clock: SimulationClock(), tokens: configuration)
             keychain = simulated.keychain
