@@ -1,4 +1,5 @@
 import ArgumentParser
+import Device
 import Foundation
 import LoadGeneration
 import SharedKeychain
@@ -132,8 +133,7 @@ struct LoadCommand: ReportingCommand {
         if global.keyring == .memory && !threads {
             throw UsageFailure(message: "--keyring memory keeps items inside one process: add --threads, or use the private keyring")
         }
-        let session = try KeychainSession(global)
-        let policy = try policy.load(global)
+        let session = try global.session(policy: policy)
         let store = session.store
         var reports: [LoadReport] = []
         for count in counts {
@@ -143,7 +143,7 @@ struct LoadCommand: ReportingCommand {
             }
             // Every simulated app goes through the group's mitigation policy, as `item delete` does.
             let runner = try LoadRunner(configuration: configuration, store: store) { identity in
-                KeychainSession.view(of: store, for: identity, policy: policy, adHoc: true)
+                session.keychains.view(for: ResolvedApp(identity: identity, settings: nil, origin: .adHoc))
             }
             let progress = ProgressLine(label: "\(count.counted("app"))", expected: configuration)
             let result = threads
@@ -239,8 +239,8 @@ struct LoadWorkerCommand: ReportingCommand {
         let configuration = LoadConfiguration(
             apps: apps, workload: workload, mix: try OperationMix(parsing: mix), itemsPerApp: items, valueSize: valueSize,
             duration: duration, operations: operations, warmup: warmup, seed: seed, team: team, rate: rate, group: group)
-        let store = KeychainSession.view(
-            of: try KeychainSession(global).store, for: try configuration.identity(ofApp: appIndex), policy: try policy.load(global), adHoc: true)
+        let app = ResolvedApp(identity: try configuration.identity(ofApp: appIndex), settings: nil, origin: .adHoc)
+        let store = try global.session(policy: policy).keychains.view(for: app)
         let worker = try LoadWorker(app: appIndex, configuration: configuration, store: store)
         try WorkerProtocol.serve(worker, resultFile: URL(fileURLWithPath: result))
     }
