@@ -14,8 +14,11 @@ import Synchronization
 /// |---|---|
 /// | `SHARED_KEYCHAIN_APP` | the app's bundle ID (required) |
 /// | `SHARED_KEYCHAIN_STATE_DIR` | the device: its installed apps, lock state and private keyring (default as the CLI's) |
-/// | `SHARED_KEYCHAIN_TEAM` | for an app not installed there: its team ID, making it an ad-hoc app |
+/// | `SHARED_KEYCHAIN_TEAM` | for an app not installed there: its team ID, making it an ad-hoc app; for an installed app, with the entitlements, it must declare the installed identity |
 /// | `SHARED_KEYCHAIN_ENTITLEMENTS` | the ad-hoc app's entitlements plist (without it: only its app ID group) |
+///
+/// The calls go through the group's mitigation policy, `policy.json` in the state directory
+/// when it exists, as commands do.
 /// | `SHARED_KEYCHAIN_KEYRING` | `private` (default; started on first use), `user` or `memory` |
 ///
 /// A missing or bad setting makes every SecItem call return `errSecNotAvailable` (-25291) or

@@ -43,13 +43,13 @@ struct AppOptions: ParsableArguments {
     /// `--suite` is not given.
     func installedApp(_ global: some CommandOptions) throws -> InstalledApp? {
         guard suite == nil else { return nil }
-        return try Device(stateDirectory: global.stateDirectoryURL).app(bundleID)
+        return try global.device.app(bundleID)
     }
 
     /// Who the command acts as and what its manifest says, resolved by the device
     /// (``Device/resolve(_:)``); an ad-hoc app is noted on standard error.
     func resolve(_ global: some CommandOptions) throws -> ResolvedApp {
-        let resolved = try Self.resolve(request(), on: Device(stateDirectory: global.stateDirectoryURL))
+        let resolved = try Self.resolve(request(), on: global.device)
         if resolved.isAdHoc, !global.json {
             // Nothing vouches for an ad-hoc app's bundle ID: say so where people look (JSON
             // runs keep standard error for JSON errors; the audit marks them either way).
@@ -112,7 +112,7 @@ struct ActorOptions: ParsableArguments {
     func resolve(_ global: some CommandOptions) throws -> ResolvedApp? {
         guard let bundleID else { return nil }
         let request = AppRequest(bundleID: bundleID, team: teamID, entitlements: entitlements.map { URL(fileURLWithPath: $0) })
-        return try AppOptions.resolve(request, on: Device(stateDirectory: global.stateDirectoryURL))
+        return try AppOptions.resolve(request, on: global.device)
     }
 
     /// Refuses `group` to an app not entitled to it (errSecMissingEntitlement); the device owner
