@@ -86,9 +86,9 @@ public struct SecItemContext: Sendable {
     }
 
     /// The context the environment describes (see the table above): the app as the device
-    /// resolves it (``Device/resolve(_:)``, the rules every command follows: an installed app
+    /// resolves it (`Device.resolve`, the rules every command follows: an installed app
     /// cannot be re-declared with another team or other entitlements), and its keychain from
-    /// the device's one factory (``DeviceSession/keychains``): the device's store, with its lock
+    /// the device's one factory (`DeviceSession.keychains`): the device's store, with its lock
     /// state and authentication answer, under the groups' mitigation policy (the state
     /// directory's `policy.json`, as for commands).
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(SecItemConfigurationError)
