@@ -34,8 +34,8 @@ extension Device {
     }
 
     /// Locks the device, as its side button does: whenUnlocked items are out of reach until
-    /// ``unlock()``; whether it was unlocked since boot stays. Returns the new state.
-    /// - Parameters: see ``setLock(_:keyring:timeout:logger:)``.
+    /// ``unlock()``; whether it was unlocked since boot stays. Returns the new state. The
+    /// keyring, timeout and logger are as for ``setLock(_:keyring:timeout:logger:)``.
     @discardableResult
     public func lock(keyring: KeyringKind, timeout: Double = 5, logger: Logger) throws -> DeviceLockState {
         var state = try lockState()

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Hazards
 import Mitigations
 import SharedKeychain
 
