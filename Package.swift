@@ -173,12 +173,12 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceTests",
-            dependencies: ["Device", "SuiteManifest", "TokenCache"],
+            dependencies: ["Device", "SuiteManifest", "TokenCache", "Mitigations", "SharedKeychain", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "KeychainServicesTests",
-            dependencies: ["KeychainServices", "SharedKeychain", "Device", "SuiteManifest", "KeychainTestSupport"],
+            dependencies: ["KeychainServices", "SharedKeychain", "Device", "SuiteManifest", "KeychainTestSupport", "Mitigations"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainStorage
+import Mitigations
 import SharedKeychain
 import SuiteManifest
 
@@ -188,6 +189,18 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible, St
     case notInstalled(String, installed: [String])
     /// A command re-declared an installed app's identity with other entitlements or team.
     case identityMismatch(bundleID: String, installed: [String], declared: [String])
+    /// A suite manifest, or the entry an app was asked for, is not usable.
+    case suite(SuiteManifestError)
+    /// A declared identity's team or groups are not valid.
+    case accessGroup(AccessGroupError)
+    /// A declared identity's entitlements plist is not usable.
+    case entitlements(EntitlementsError)
+    /// The mitigation policy file is not usable.
+    case policy(PolicyError)
+    /// The private keyring's daemon is not running, so it cannot be signalled.
+    case keyringDaemonNotRunning
+    /// The private keyring's daemon could not be signalled.
+    case signalFailed(pid: Int32, signal: Int32, reason: String)
 
     public var description: String {
         switch self {
@@ -199,11 +212,37 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible, St
             "\(bundleID) is not installed on this device; installed: \(installed.isEmpty ? "none" : installed.joined(separator: ", ")). Install it with `shared-keychain device install --suite DIR`"
         case .identityMismatch(let bundleID, let installed, let declared):
             "\(bundleID) is installed with access groups \(installed.joined(separator: ", ")); an installed app's identity is fixed at install time and cannot be re-declared as \(declared.joined(separator: ", ")). Drop --team/--entitlements, or reinstall the app"
+        case .suite(let error): error.description
+        case .accessGroup(let error): error.description
+        case .entitlements(let error): error.description
+        case .policy(let error): error.description
+        case .keyringDaemonNotRunning: "the private keyring's daemon is not running"
+        case .signalFailed(let pid, let signal, let reason): "cannot send signal \(signal) to the keyring daemon (pid \(pid)): \(reason)"
         }
     }
 
-    public var status: KeychainStatus { .param }
-    public var message: String { description }
+    /// The wrapped failure's status (a manifest, group, entitlements or policy error reads as
+    /// it would alone); errSecParam for the device's own.
+    public var status: KeychainStatus {
+        switch self {
+        case .suite(let error): error.status
+        case .accessGroup(let error): error.status
+        case .entitlements(let error): error.status
+        case .policy(let error): error.status
+        case .keyringDaemonNotRunning, .signalFailed: .notAvailable
+        default: .param
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .suite(let error): error.message
+        case .accessGroup(let error): error.message
+        case .entitlements(let error): error.message
+        case .policy(let error): error.message
+        default: description
+        }
+    }
 }
 
 /// The broker, Microsoft Authenticator: an app of Microsoft's own team whose keychain group no

@@ -65,3 +65,36 @@ extension Device {
         }
     }
 }
+
+/// What a device can do to its private keyring's daemon, as a crash, a hang or a debugger would.
+public enum KeyringDaemonSignal: Sendable, Hashable, CaseIterable {
+    /// SIGKILL: the daemon dies; the next call restarts it and reconnects.
+    case kill
+    /// SIGSTOP: calls time out until ``resume``.
+    case stop
+    /// SIGCONT to a stopped daemon.
+    case resume
+
+    /// The signal's number.
+    public var number: Int32 {
+        switch self {
+        case .kill: SIGKILL
+        case .stop: SIGSTOP
+        case .resume: SIGCONT
+        }
+    }
+}
+
+extension Device {
+    /// Sends `signal` to the private keyring's daemon; returns its pid.
+    /// - Throws: ``DeviceError/keyringDaemonNotRunning`` when no daemon runs,
+    ///   ``DeviceError/signalFailed(pid:signal:reason:)`` when `kill(2)` fails.
+    @discardableResult
+    public func signalKeyringDaemon(_ signal: KeyringDaemonSignal, logger: Logger) throws(DeviceError) -> Int32 {
+        guard let pid = privateKeyring(logger: logger).status().pid else { throw .keyringDaemonNotRunning }
+        guard kill(pid, signal.number) == 0 else {
+            throw .signalFailed(pid: pid, signal: signal.number, reason: String(cString: strerror(errno)))
+        }
+        return pid
+    }
+}

@@ -34,6 +34,11 @@ public struct ResolvedApp: Sendable, Hashable {
         self.installed = installed
     }
 
+    /// `app` as installed: its identity and every setting the device kept.
+    public init(installed app: InstalledApp) {
+        self.init(identity: app.identity, settings: app.settings, origin: .installed, installed: app)
+    }
+
     public var bundleID: String { identity.bundleID }
     /// Declared on the spot: neither installed nor in a suite; audit journals mark its deletes.
     public var isAdHoc: Bool { origin == .adHoc }

@@ -14,8 +14,11 @@ import Synchronization
 /// |---|---|
 /// | `SHARED_KEYCHAIN_APP` | the app's bundle ID (required) |
 /// | `SHARED_KEYCHAIN_STATE_DIR` | the device: its installed apps, lock state and private keyring (default as the CLI's) |
-/// | `SHARED_KEYCHAIN_TEAM` | for an app not installed there: its team ID, making it an ad-hoc app |
+/// | `SHARED_KEYCHAIN_TEAM` | for an app not installed there: its team ID, making it an ad-hoc app; for an installed app, with the entitlements, it must declare the installed identity |
 /// | `SHARED_KEYCHAIN_ENTITLEMENTS` | the ad-hoc app's entitlements plist (without it: only its app ID group) |
+///
+/// The calls go through the group's mitigation policy, `policy.json` in the state directory
+/// when it exists, as commands do.
 /// | `SHARED_KEYCHAIN_KEYRING` | `private` (default; started on first use), `user` or `memory` |
 ///
 /// A missing or bad setting makes every SecItem call return `errSecNotAvailable` (-25291) or
@@ -24,8 +27,9 @@ public struct SecItemContext: Sendable {
     /// The app's view of the keychain the calls go to.
     public let keychain: Keychain
 
-    /// A context acting as `app` on `store`; an item whose access control asks the user is
-    /// asked of the store's device (`Device.openStore` gives its store the device's answer).
+    /// A context acting as `app` on `store` as it is, with no mitigation policy; an item whose
+    /// access control asks the user is asked of the store's device (`Device.openStore` gives
+    /// its store the device's answer). ``fromEnvironment(_:)`` uses the device's factory.
     public init(app: AppIdentity, store: any ItemStore) {
         keychain = Keychain(app: app, store: store)
     }
@@ -81,49 +85,40 @@ public struct SecItemContext: Sendable {
         }
     }
 
-    /// The context the environment describes (see the table above), opening the store.
+    /// The context the environment describes (see the table above): the app as the device
+    /// resolves it (`Device.resolve`, the rules every command follows: an installed app
+    /// cannot be re-declared with another team or other entitlements), and its keychain from
+    /// the device's one factory (`DeviceSession.keychains`): the device's store, with its lock
+    /// state and authentication answer, under the groups' mitigation policy (the state
+    /// directory's `policy.json`, as for commands).
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws(SecItemConfigurationError)
         -> SecItemContext
     {
-        guard let bundleID = environment["SHARED_KEYCHAIN_APP"], !bundleID.isEmpty else { throw .noApp }
+        guard let request = AppRequest(environment: environment) else { throw .noApp }
         let device = Device(stateDirectory: Device.defaultStateDirectory(environment: environment))
         let kindName = environment["SHARED_KEYCHAIN_KEYRING"].flatMap { $0.isEmpty ? nil : $0 } ?? KeyringKind.private.rawValue
         guard let kind = KeyringKind(rawValue: kindName) else { throw .badKeyring(kindName) }
-        let app = try identity(of: bundleID, on: device, environment)
-        let store: any ItemStore
+        let app: ResolvedApp
+        do throws(DeviceError) {
+            app = try device.resolve(request)
+        } catch {
+            switch error {
+            case .notInstalled: throw .notInstalled(bundleID: request.bundleID, stateDirectory: device.stateDirectory.path)
+            case .identityMismatch(let bundleID, let installed, let declared):
+                throw .identityMismatch(bundleID: bundleID, installed: installed, declared: declared)
+            case .accessGroup, .entitlements: throw .badIdentity(error)
+            default: throw .device(error)
+            }
+        }
+        let session: DeviceSession
         do {
-            store = try device.openStore(kind, logger: SecItemCall.logger)
+            session = try device.session(keyring: kind, logger: SecItemCall.logger)
+        } catch let error as DeviceError {
+            throw .device(error)
         } catch {
             throw .storeUnavailable(kind: kind.rawValue, reason: String(describing: error))
         }
-        // The device's store carries its answer to access-control prompts.
-        return SecItemContext(Keychain(app: app, store: store))
-    }
-
-    /// The installed app `bundleID`, or an ad-hoc app from the team and entitlements variables.
-    private static func identity(of bundleID: String, on device: Device, _ environment: [String: String]) throws(SecItemConfigurationError)
-        -> AppIdentity
-    {
-        let installed: InstalledApp?
-        do { installed = try device.app(bundleID) } catch { throw .device(error.description) }
-        let team = environment["SHARED_KEYCHAIN_TEAM"].flatMap { $0.isEmpty ? nil : $0 }
-        if let installed {
-            if let team, team != installed.identity.teamID.rawValue {
-                throw .teamMismatch(bundleID: bundleID, installed: installed.identity.teamID.rawValue, given: team)
-            }
-            return installed.identity
-        }
-        guard let team else { throw .notInstalled(bundleID: bundleID, stateDirectory: device.stateDirectory.path) }
-        do {
-            let teamID = try TeamIdentifier(team)
-            guard let path = environment["SHARED_KEYCHAIN_ENTITLEMENTS"], !path.isEmpty else {
-                return try AppIdentity(bundleID: bundleID, teamID: teamID)
-            }
-            let url = URL(fileURLWithPath: path)
-            return try AppIdentity(bundleID: bundleID, teamID: teamID, entitlements: Entitlements(contentsOf: url), source: url.path)
-        } catch {
-            throw .badIdentity(String(describing: error))
-        }
+        return SecItemContext(session.keychain(for: app))
     }
 }
 
@@ -132,15 +127,18 @@ public enum SecItemConfigurationError: Error, Sendable, Equatable, CustomStringC
     case noApp
     case badKeyring(String)
     case notInstalled(bundleID: String, stateDirectory: String)
-    case teamMismatch(bundleID: String, installed: String, given: String)
-    case badIdentity(String)
-    case device(String)
+    /// The team or entitlements variables declare another identity than the installed app's.
+    case identityMismatch(bundleID: String, installed: [String], declared: [String])
+    /// The team or entitlements variables do not make a valid identity.
+    case badIdentity(DeviceError)
+    /// The device's files (its registry, lock, authentication answer or policy) are unusable.
+    case device(DeviceError)
     case storeUnavailable(kind: String, reason: String)
 
     /// The status every SecItem call returns meanwhile.
     public var status: KeychainStatus {
         switch self {
-        case .notInstalled, .teamMismatch: .missingEntitlement
+        case .notInstalled, .identityMismatch: .missingEntitlement
         default: .notAvailable
         }
     }
@@ -153,12 +151,12 @@ public enum SecItemConfigurationError: Error, Sendable, Equatable, CustomStringC
             "SHARED_KEYCHAIN_KEYRING is '\(name)': use private, user or memory"
         case .notInstalled(let bundleID, let directory):
             "\(bundleID) is not installed on the device at \(directory): install it (`shared-keychain device install`), or set SHARED_KEYCHAIN_TEAM (and SHARED_KEYCHAIN_ENTITLEMENTS) to run it as an ad-hoc app"
-        case .teamMismatch(let bundleID, let installed, let given):
-            "\(bundleID) is installed with team \(installed), but SHARED_KEYCHAIN_TEAM says \(given): unset it, or fix it"
-        case .badIdentity(let reason):
-            "the app described by SHARED_KEYCHAIN_TEAM and SHARED_KEYCHAIN_ENTITLEMENTS is not valid: \(reason)"
-        case .device(let reason):
-            "the device cannot be read: \(reason)"
+        case .identityMismatch(let bundleID, let installed, let declared):
+            "\(bundleID) is installed with access groups \(installed.joined(separator: ", ")), but SHARED_KEYCHAIN_TEAM and SHARED_KEYCHAIN_ENTITLEMENTS declare \(declared.joined(separator: ", ")): an installed app's identity is fixed at install time; unset them, or fix them"
+        case .badIdentity(let error):
+            "the app described by SHARED_KEYCHAIN_TEAM and SHARED_KEYCHAIN_ENTITLEMENTS is not valid: \(error.message)"
+        case .device(let error):
+            "the device cannot be read: \(error.message)"
         case .storeUnavailable(let kind, let reason):
             "the \(kind) keyring cannot be opened: \(reason)"
         }

@@ -32,84 +32,52 @@ struct AppOptions: ParsableArguments {
         }
     }
 
-    /// The app's entry in the suite manifest, when `--suite` is given.
-    func suiteApp() throws -> SuiteApp? {
-        guard let suite else { return nil }
-        return try SuiteManifest.load(from: URL(fileURLWithPath: suite)).app(bundleID: bundleID)
+    /// What the options say of the app: a suite entry (the manifest loaded here, once), an
+    /// installed app (`--app` alone), or an app declared by `--team` (and `--entitlements`).
+    func request() throws -> AppRequest {
+        if let suite { return .suiteEntry(bundleID: bundleID, suite: try SuiteManifest.load(from: URL(fileURLWithPath: suite))) }
+        return AppRequest(bundleID: bundleID, team: teamID, entitlements: entitlements.map { URL(fileURLWithPath: $0) })
     }
 
-    /// The app as installed on the device of `global`'s state directory, when it is.
+    /// The app as installed on the device of `global`'s state directory, when it is and
+    /// `--suite` is not given.
     func installedApp(_ global: some CommandOptions) throws -> InstalledApp? {
         guard suite == nil else { return nil }
-        return try Device(stateDirectory: global.stateDirectoryURL).app(bundleID)
+        return try global.device.app(bundleID)
     }
 
-    /// Who the command acts as and what its manifest says, resolved in one place: a suite app
-    /// from its entry (`--suite`), an installed app from what the device kept at install (its
-    /// identity and every setting of its manifest entry), or an ad-hoc app with no manifest.
-    /// Options that declare another identity for an installed app are refused, since an app's
-    /// entitlements are fixed when it is signed.
+    /// Who the command acts as and what its manifest says, resolved by the device
+    /// (``Device/resolve(_:)``); an ad-hoc app is noted on standard error.
     func resolve(_ global: some CommandOptions) throws -> ResolvedApp {
-        if let app = try suiteApp() { return ResolvedApp(identity: try app.identity(), settings: app.settings, installed: nil) }
-        let installed = try installedApp(global)
-        let identity = try Self.identity(of: bundleID, team: teamID, entitlements: entitlements, installed: installed)
-        if installed == nil, !global.json {
+        let resolved = try Self.resolve(request(), on: global.device)
+        if resolved.isAdHoc, !global.json {
             // Nothing vouches for an ad-hoc app's bundle ID: say so where people look (JSON
             // runs keep standard error for JSON errors; the audit marks them either way).
             Output.standardError.write(
-                "note: \(bundleID) is not installed on this device; acting as an ad-hoc app of team \(identity.teamID.rawValue) (groups: \(identity.accessGroupNames.joined(separator: ", ")))\n")
+                "note: \(bundleID) is not installed on this device; acting as an ad-hoc app of team \(resolved.identity.teamID.rawValue) (groups: \(resolved.identity.accessGroupNames.joined(separator: ", ")))\n")
         }
-        return ResolvedApp(identity: identity, settings: installed?.settings, installed: installed)
+        return resolved
     }
 
-    /// Who the command acts as (``resolve(_:)``).
-    func identity(_ global: some CommandOptions) throws -> AppIdentity {
-        try resolve(global).identity
+    /// The app's keychain on the device: the store `--keyring` names, under the mitigation
+    /// policy `policy` names (else the state directory's), as the device resolves the app.
+    func keychain(_ global: GlobalOptions, policy: AuditPolicyOptions? = nil) throws -> Keychain {
+        let session = try global.session(policy: policy)
+        return session.keychain(for: try resolve(global))
     }
 
-    /// Whether the command acts as an app declared on the spot rather than installed.
-    func isAdHoc(_ global: some CommandOptions) throws -> Bool {
-        try suiteApp() == nil && installedApp(global) == nil
+    /// `request` as `device` resolves it; an app named alone that the device does not have is
+    /// worded with the options that name one.
+    static func resolve(_ request: AppRequest, on device: Device) throws -> ResolvedApp {
+        do {
+            return try device.resolve(request)
+        } catch DeviceError.notInstalled(let bundleID, _) {
+            throw UsageFailure(message: """
+                \(bundleID) is not installed on this device: install it with `shared-keychain device install --suite DIR`, \
+                or act as an ad-hoc app with --team (and --entitlements)
+                """)
+        }
     }
-
-    /// `bundleID` as installed, or declared ad hoc by `team` and `entitlements`; a declaration
-    /// that differs from the installed identity is refused.
-    static func identity(of bundleID: String, team teamID: String?, entitlements: String?, installed: InstalledApp?) throws -> AppIdentity {
-        guard let teamID else {
-            guard let installed else {
-                throw UsageFailure(message: """
-                    \(bundleID) is not installed on this device: install it with `shared-keychain device install --suite DIR`, \
-                    or act as an ad-hoc app with --team (and --entitlements)
-                    """)
-            }
-            return installed.identity
-        }
-        let team = try TeamIdentifier(teamID)
-        let declared: AppIdentity
-        if let entitlements {
-            let url = URL(fileURLWithPath: entitlements)
-            declared = try AppIdentity(bundleID: bundleID, teamID: team, entitlements: Entitlements(contentsOf: url), source: url.path)
-        } else {
-            declared = try AppIdentity(bundleID: bundleID, teamID: team)
-        }
-        if let installed, installed.identity.teamID != team || installed.identity.accessGroupNames != declared.accessGroupNames {
-            throw DeviceError.identityMismatch(
-                bundleID: bundleID, installed: installed.identity.accessGroupNames, declared: declared.accessGroupNames)
-        }
-        return declared
-    }
-}
-
-/// The app a command acts as (``AppOptions/resolve(_:)``).
-struct ResolvedApp {
-    let identity: AppIdentity
-    /// What its manifest says: the suite's entry, or what the device kept; nil for an ad-hoc app.
-    let settings: AppSettings?
-    /// The app as installed on the device, when it is and `--suite` was not given.
-    let installed: InstalledApp?
-
-    /// Declared on the spot: neither in a suite given nor installed.
-    var isAdHoc: Bool { settings == nil }
 }
 
 /// Who runs a device-owner operation (`snapshot`, `restore`, `audit`): an app, which reaches only
@@ -140,21 +108,20 @@ struct ActorOptions: ParsableArguments {
     /// The name journals record: the app's bundle ID, or `device-owner`.
     var name: String { bundleID ?? "device-owner" }
 
-    /// Whether the actor is an app declared ad hoc (not installed on the device).
-    func isAdHoc(_ global: some CommandOptions) throws -> Bool {
-        guard let bundleID else { return false }
-        return try Device(stateDirectory: global.stateDirectoryURL).app(bundleID) == nil
+    /// The app the actor is, resolved by the device; nil for the device owner.
+    func resolve(_ global: some CommandOptions) throws -> ResolvedApp? {
+        guard let bundleID else { return nil }
+        let request = AppRequest(bundleID: bundleID, team: teamID, entitlements: entitlements.map { URL(fileURLWithPath: $0) })
+        return try AppOptions.resolve(request, on: global.device)
     }
 
     /// Refuses `group` to an app not entitled to it (errSecMissingEntitlement); the device owner
-    /// reaches every group.
-    func checkReach(_ group: String, _ global: GlobalOptions) throws {
-        guard let bundleID else { return }
-        let identity = try AppOptions.identity(
-            of: bundleID, team: teamID, entitlements: entitlements,
-            installed: Device(stateDirectory: global.stateDirectoryURL).app(bundleID))
-        guard identity.isEntitled(to: group) else {
-            throw KeychainError.missingEntitlement(group: group, app: bundleID, entitled: identity.accessGroupNames)
+    /// reaches every group. Returns whether the actor is an app declared ad hoc, for journals.
+    func checkReach(_ group: String, _ global: some CommandOptions) throws -> Bool {
+        guard let app = try resolve(global) else { return false }
+        guard app.identity.isEntitled(to: group) else {
+            throw KeychainError.missingEntitlement(group: group, app: app.bundleID, entitled: app.identity.accessGroupNames)
         }
+        return app.isAdHoc
     }
 }

@@ -16,12 +16,11 @@ struct BrokerServeCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let device = Device(stateDirectory: global.stateDirectoryURL)
-        guard let broker = try device.app(Device.brokerBundleID) else {
+        guard let broker = try global.device.app(Device.brokerBundleID) else {
             throw UsageFailure(message: "the broker is not installed on this device (`shared-keychain device install-broker`)")
         }
         let request = readLine(strippingNewline: true) ?? ""
-        let keychain = try KeychainSession(global).keychain(for: broker.identity)
+        let keychain = try global.session().keychain(for: ResolvedApp(installed: broker))
         let cache = try TokenCache(keychain: keychain, configuration: broker.settings.tokenCacheConfiguration())
         let answer = try BrokerService(cache: cache).handle(request, caller: caller)
         Output.printJSON(BrokerAnswer(url: answer.url, prompted: answer.prompted))

@@ -2,9 +2,7 @@ import ArgumentParser
 import Device
 import Foundation
 import Hazards
-import Mitigations
 import KeychainStorage
-import SecretServiceStorage
 import SharedKeychain
 import SuiteManifest
 
@@ -33,7 +31,7 @@ struct DeviceInstallCommand: ReportingCommand {
 
     func execute() throws {
         let loaded = try SuiteManifest.load(from: URL(fileURLWithPath: suite))
-        let installed = try Device(stateDirectory: global.stateDirectoryURL).install(loaded)
+        let installed = try global.device.install(loaded)
         if global.json {
             Output.printJSON(installed)
         } else {
@@ -50,7 +48,7 @@ struct DeviceAppsCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        let apps = try Device(stateDirectory: global.stateDirectoryURL).apps()
+        let apps = try global.device.apps()
         if global.json {
             Output.printJSON(apps)
             return
@@ -73,7 +71,7 @@ struct DeviceUninstallCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        try Device(stateDirectory: global.stateDirectoryURL).uninstall(bundleID)
+        try global.device.uninstall(bundleID)
         if global.json {
             Output.printJSON(["uninstalled": bundleID])
         } else {
@@ -84,7 +82,7 @@ struct DeviceUninstallCommand: ReportingCommand {
 
 /// Prints the lock state (and the authentication answer) as `device status` shows it.
 private func printLockState(_ state: DeviceLockState, _ global: some CommandOptions, action: String? = nil) throws {
-    let authentication = try Device(stateDirectory: global.stateDirectoryURL).authenticationDecision()
+    let authentication = try global.device.authenticationDecision()
     if global.json {
         Output.printJSON(DeviceStatusJSON(state, authentication: authentication))
         return
@@ -128,16 +126,6 @@ private struct DeviceStatusJSON: Encodable {
     }
 }
 
-/// Locks the shards of `classes` in the private keyring's daemon, when one runs.
-func lockShards(_ classes: Set<ProtectionClass>, _ global: GlobalOptions) throws {
-    guard global.keyring == .private else { return }
-    let keyring = KeychainSession.privateKeyring(global)
-    guard keyring.status().running else { return }
-    var configuration = try keyring.storeConfiguration(timeout: global.timeout, logger: global.logger)
-    configuration.deviceLock = Device(stateDirectory: global.stateDirectoryURL).lockProvider()
-    try SecretServiceStore(configuration: configuration).lockShards(of: classes)
-}
-
 struct DeviceLockCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "lock",
@@ -147,11 +135,7 @@ struct DeviceLockCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let device = Device(stateDirectory: global.stateDirectoryURL)
-        var state = try device.lockState()
-        state.locked = true
-        try device.setLockState(state)
-        try lockShards(state.lockedClasses, global)
+        let state = try global.device.lock(keyring: global.keyring, timeout: global.timeout, logger: global.logger)
         try printLockState(state, global, action: "locked the device")
     }
 }
@@ -164,9 +148,7 @@ struct DeviceUnlockCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        let device = Device(stateDirectory: global.stateDirectoryURL)
-        try device.setLockState(DeviceLockState(locked: false, unlockedSinceBoot: true))
-        try printLockState(try device.lockState(), global, action: "unlocked the device")
+        try printLockState(try global.device.unlock(), global, action: "unlocked the device")
     }
 }
 
@@ -178,10 +160,7 @@ struct DeviceRebootCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let device = Device(stateDirectory: global.stateDirectoryURL)
-        let state = DeviceLockState(locked: true, unlockedSinceBoot: false)
-        try device.setLockState(state)
-        try lockShards(state.lockedClasses, global)
+        let state = try global.device.reboot(keyring: global.keyring, timeout: global.timeout, logger: global.logger)
         try printLockState(state, global, action: "rebooted the device")
     }
 }
@@ -193,7 +172,7 @@ struct DeviceStatusCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        try printLockState(try Device(stateDirectory: global.stateDirectoryURL).lockState(), global)
+        try printLockState(try global.device.lockState(), global)
     }
 }
 
@@ -209,7 +188,7 @@ struct DeviceAuthenticationCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        let device = Device(stateDirectory: global.stateDirectoryURL)
+        let device = global.device
         try device.setAuthenticationDecision(decision)
         try printLockState(try device.lockState(), global, action: "the device answers authentication prompts with '\(decision.rawValue)'")
     }
@@ -221,8 +200,7 @@ struct StateDirectoryDevice: DeviceControl {
     let global: GlobalOptions
 
     func setLock(_ state: DeviceLockState) throws {
-        try Device(stateDirectory: global.stateDirectoryURL).setLockState(state)
-        try lockShards(state.lockedClasses, global)
+        try global.device.setLock(state, keyring: global.keyring, timeout: global.timeout, logger: global.logger)
     }
 }
 
@@ -235,7 +213,7 @@ struct DeviceInstallBrokerCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        let broker = try Device(stateDirectory: global.stateDirectoryURL).installBroker()
+        let broker = try global.device.installBroker()
         if global.json {
             Output.printJSON(broker)
         } else {

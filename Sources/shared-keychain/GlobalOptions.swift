@@ -3,7 +3,6 @@ import Device
 import Foundation
 import KeychainStorage
 import Logging
-import SecretServiceStorage
 import SharedKeychain
 
 extension KeyringKind: ExpressibleByArgument {}
@@ -109,21 +108,23 @@ extension WrittenDuration: ExpressibleByArgument {
     public var defaultValueDescription: String { description }
 }
 
-/// Opens the storage `--keyring` names, starting the private keyring when needed. The store
-/// carries the device's answer to access-control prompts (`Device.openStore`), so every keychain
-/// on it, and every view of it, asks the device.
-struct KeychainSession {
-    let store: any ItemStore
+extension CommandOptions {
+    /// The device of the state directory.
+    var device: Device { Device(stateDirectory: stateDirectoryURL) }
+}
 
-    init(_ global: GlobalOptions) throws {
-        store = try Device(stateDirectory: global.stateDirectoryURL).openStore(global.keyring, timeout: global.timeout, logger: global.logger)
+extension GlobalOptions {
+    /// Opens the device's keychain in the keyring `--keyring` names, starting the private
+    /// keyring when needed, under the mitigation policy `policy` names (else the state
+    /// directory's `policy.json`, if any): every app's keychain on it comes from its
+    /// ``DeviceSession/keychains``, with the device's lock, authentication answer and policy.
+    func session(policy: AuditPolicyOptions? = nil) throws -> DeviceSession {
+        try device.session(keyring: keyring, timeout: timeout, logger: logger, policyFile: policy?.file)
     }
 
-    static func privateKeyring(_ global: some CommandOptions) -> PrivateKeyring {
-        Device(stateDirectory: global.stateDirectoryURL).privateKeyring(logger: global.logger)
-    }
-
-    func keychain(for app: AppIdentity) -> Keychain {
-        Keychain(app: app, store: store)
+    /// The device's store alone, for work done as the device owner rather than an app
+    /// (snapshots, restores, audits, hazards, scenarios, which bring their own policies).
+    func openStore() throws -> any ItemStore {
+        try device.openStore(keyring, timeout: timeout, logger: logger)
     }
 }

@@ -98,10 +98,10 @@ struct HazardRunCommand: ReportingCommand {
         let variants = hazard.variants(whatIf: whatIf).filter { variant in
             mitigated ? variant != .unmitigated : !unmitigated || variant == .unmitigated
         }
-        let store = try KeychainSession(global).store
+        let store = try global.openStore()
         // A hazard that locks the device leaves it as it found it.
         let device = StateDirectoryDevice(global: global)
-        let before = try Device(stateDirectory: global.stateDirectoryURL).lockState()
+        let before = try global.device.lockState()
         defer { if hazard.needsDevice { try? device.setLock(before) } }
         let comparison = HazardComparison(hazard: hazard, runs: try variants.map { try hazard.run($0, on: store, device: device) })
         if global.json {

@@ -104,7 +104,7 @@ struct ItemAddCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
+        let keychain = try app.keychain(global)
         let accountValue = try AttributeArgument(name: "account", text: account, hex: accountHex).value() ?? .string("")
         let serviceValue = try AttributeArgument(name: "service", text: service, hex: serviceHex).value() ?? .string("")
         var new = NewItem(
@@ -163,7 +163,7 @@ struct ItemGetCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
+        let keychain = try app.keychain(global)
         let matchLimit: MatchLimit = all ? .all : limit.map { .count($0) } ?? .one
         let items = try keychain.copyMatching(selection.query, limit: matchLimit, returningData: !attributes, authenticationUI: authenticationUI)
         // One object for the first match; an array when more may come back.
@@ -220,7 +220,7 @@ struct ItemUpdateCommand: ReportingCommand {
             throw UsageFailure(message: "nothing to update: give new data (--data TEXT, --data-file FILE or --stdin) or an attribute to set (--new-label, --new-comment, ...)")
         }
         if let ifVersion { try InputValidation.check(ifVersion, "--if-version", in: 1...UInt64.max) }
-        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
+        let keychain = try app.keychain(global)
         let count = try keychain.update(selection.query, with: change, authenticationUI: authenticationUI)
         if global.json {
             Output.printJSON(["updated": count])
@@ -252,13 +252,14 @@ struct ItemDeleteCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let identity = try app.identity(global)
+        let resolved = try app.resolve(global)
+        let identity = resolved.identity
         let query = selection.query
         if !all, query == KeychainQuery(group: query.group) {
             let scope = query.group.map { "every item of \($0)" } ?? "every item of every group \(identity.bundleID) may use (\(identity.accessGroupNames.joined(separator: ", ")))"
             throw UsageFailure(message: "no attribute selects the items, so this would delete \(scope): pass --all to do that, or --dry-run to see them first")
         }
-        let keychain = try KeychainSession(global).keychain(for: identity, policy: policy.load(global), adHoc: app.isAdHoc(global))
+        let keychain = try global.session(policy: policy).keychain(for: resolved)
         if dryRun.dryRun {
             dryRun.show(try keychain.copyAll(query), json: global.json)
             return
@@ -293,7 +294,7 @@ struct ItemListCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
+        let keychain = try app.keychain(global)
         let items = try keychain.copyAll(selection.query, limit: limit.map { .count($0) } ?? .all)
         if global.json {
             Output.printJSON(items.map { ItemJSON($0, includeData: false) })

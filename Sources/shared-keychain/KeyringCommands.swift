@@ -1,4 +1,5 @@
 import ArgumentParser
+import Device
 import SecretServiceStorage
 
 struct KeyringCommand: ParsableCommand {
@@ -23,7 +24,7 @@ struct KeyringStartCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        let keyring = KeychainSession.privateKeyring(global)
+        let keyring = global.device.privateKeyring(logger: global.logger)
         try keyring.start()
         // Asked again with the probe, so a hung daemon shows as "not responding".
         let status = keyring.status()
@@ -40,7 +41,7 @@ struct KeyringStopCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        let status = try KeychainSession.privateKeyring(global).stop()
+        let status = try global.device.privateKeyring(logger: global.logger).stop()
         if global.json {
             KeyringStatusCommand.print(status, json: true)
         } else {
@@ -59,7 +60,7 @@ struct KeyringStatusCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        Self.print(KeychainSession.privateKeyring(global).status(), json: global.json)
+        Self.print(global.device.privateKeyring(logger: global.logger).status(), json: global.json)
     }
 
     static func print(_ status: KeyringStatus, json: Bool) {

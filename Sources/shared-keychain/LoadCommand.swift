@@ -133,9 +133,7 @@ struct LoadCommand: ReportingCommand {
         if global.keyring == .memory && !threads {
             throw UsageFailure(message: "--keyring memory keeps items inside one process: add --threads, or use the private keyring")
         }
-        let session = try KeychainSession(global)
-        let policy = try policy.load(global)
-        let store = session.store
+        let session = try global.session(policy: policy)
         var reports: [LoadReport] = []
         for count in counts {
             let configuration = try configuration(apps: count)
@@ -143,7 +141,7 @@ struct LoadCommand: ReportingCommand {
                 Output.standardError.write("signing in \(configuration.prefillAccounts) accounts before the run...\n")
             }
             // Every simulated app goes through the group's mitigation policy, as `item delete` does.
-            let runner = try LoadRunner(configuration: configuration, keychains: AppKeychains(store: store, policy: policy))
+            let runner = try LoadRunner(configuration: configuration, keychains: session.keychains)
             let progress = ProgressLine(label: "\(count.counted("app"))", expected: configuration)
             let result = threads
                 ? try runner.runInThreads(progress: progress.update)
@@ -209,7 +207,8 @@ struct LoadWorkerCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        try WorkerProtocol.serve(store: try KeychainSession(global).store)
+        // The fleet sends the policy with the configuration: the worker reads no policy file.
+        try WorkerProtocol.serve(store: try global.openStore())
     }
 }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Hazards
 import Mitigations
 import SharedKeychain
 
@@ -27,13 +26,13 @@ struct SnapshotCommand: ReportingCommand {
     }
 
     func execute() throws {
-        try actor.checkReach(group, global)
-        let store = try KeychainSession(global).store
+        let adHoc = try actor.checkReach(group, global)
+        let store = try global.openStore()
         let snapshot = try GroupSnapshot.take(of: group, from: store)
         try snapshot.write(to: URL(fileURLWithPath: output))
         try AuditJournal(store: store).append(AuditEntry(
             time: Date(), app: actor.name, operation: "snapshot", group: group, query: "everything in group \(group)",
-            itemCount: snapshot.items.count, addedBy: MitigatedStore.count(snapshot.items), outcome: .taken, adHoc: actor.isAdHoc(global)))
+            itemCount: snapshot.items.count, addedBy: MitigatedStore.count(snapshot.items), outcome: .taken, adHoc: adHoc))
         if global.json {
             Output.printJSON(SnapshotSummary(group: group, items: snapshot.items.count, file: output))
         } else {
@@ -65,12 +64,12 @@ struct RestoreCommand: ReportingCommand {
 
     func execute() throws {
         let snapshot = try GroupSnapshot.read(from: URL(fileURLWithPath: input))
-        try actor.checkReach(snapshot.group, global)
-        let store = try KeychainSession(global).store
+        let adHoc = try actor.checkReach(snapshot.group, global)
+        let store = try global.openStore()
         let result = try snapshot.restore(into: store, restoredBy: actor.name)
         try AuditJournal(store: store).append(AuditEntry(
             time: Date(), app: actor.name, operation: "restore", group: snapshot.group, query: "snapshot \(input)",
-            itemCount: result.restored, addedBy: result.addedBy, outcome: .restored, adHoc: actor.isAdHoc(global)))
+            itemCount: result.restored, addedBy: result.addedBy, outcome: .restored, adHoc: adHoc))
         if global.json {
             Output.printJSON(result)
         } else {
@@ -101,14 +100,14 @@ struct AuditCommand: ReportingCommand {
     }
 
     func execute() throws {
-        try actor.checkReach(group, global)
-        let store = try KeychainSession(global).store
+        let adHoc = try actor.checkReach(group, global)
+        let store = try global.openStore()
         let journal = AuditJournal(store: store)
         let entries = try journal.entries(group: group)
         // Reading the journal is journaled too, after the read: who looked, and when.
         try journal.append(AuditEntry(
             time: Date(), app: actor.name, operation: "audit", group: group, query: "the journal of \(group)",
-            itemCount: entries.count, addedBy: [:], outcome: .viewed, adHoc: actor.isAdHoc(global)))
+            itemCount: entries.count, addedBy: [:], outcome: .viewed, adHoc: adHoc))
         let intents = IntentJournal(store: store)
         let interrupted = try intents.interrupted(group: group)
         if acknowledgeInterrupted { try intents.acknowledge(group: group) }
@@ -148,27 +147,6 @@ struct AuditPolicyOptions: ParsableArguments {
         valueName: "file"))
     var policy: String?
 
-    static let fileName = "policy.json"
-
-    func load(_ global: GlobalOptions) throws -> MitigationPolicy {
-        if let policy { return try MitigationPolicy.load(from: URL(fileURLWithPath: policy)) }
-        let stored = global.stateDirectoryURL.appendingPathComponent(Self.fileName)
-        guard FileManager.default.fileExists(atPath: stored.path) else { return .none }
-        return try MitigationPolicy.load(from: stored)
-    }
-}
-
-extension KeychainSession {
-    /// The app's keychain with `policy`'s mitigations applied (the plain keychain when the
-    /// policy names no group), for commands that delete on an app's behalf.
-    func keychain(for app: AppIdentity, policy: MitigationPolicy, adHoc: Bool = false) -> Keychain {
-        Keychain(app: app, store: Self.view(of: store, for: app, policy: policy, adHoc: adHoc))
-    }
-
-    /// `base` as `app` sees it under `policy`: `base` itself when the policy names no group,
-    /// else a ``MitigatedStore`` acting for the app.
-    static func view(of base: any ItemStore, for app: AppIdentity, policy: MitigationPolicy, adHoc: Bool) -> any ItemStore {
-        guard !policy.groups.isEmpty else { return base }
-        return MitigatedStore(base: base, app: app.bundleID, policy: policy, adHoc: adHoc)
-    }
+    /// The file `--policy` names, if any.
+    var file: URL? { policy.map { URL(fileURLWithPath: $0) } }
 }

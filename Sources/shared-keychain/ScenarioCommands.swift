@@ -89,10 +89,10 @@ struct ScenarioRunCommand: ReportingCommand {
         if global.keyring == .memory && !inProcess {
             throw UsageFailure(message: "--keyring memory keeps items inside one process: add --in-process, or use the private keyring")
         }
-        let session = try KeychainSession(global)
+        let store = try global.openStore()
         let json = global.json
         let runner = ScenarioRunner(
-            scenario: scenario, store: session.store, device: StateDirectoryScenarioDevice(global: global),
+            scenario: scenario, store: store, device: StateDirectoryScenarioDevice(global: global),
             skippedItems: SkippedItemReport { Output.warn(skipped: $0, json: json) })
         if fresh {
             let emptied = try runner.emptyGroups()
@@ -100,7 +100,7 @@ struct ScenarioRunCommand: ReportingCommand {
         }
         let text = ScenarioReportText(scenario: scenario)
         if !global.json {
-            Output.standardOutput.write(text.header(mode: inProcess ? "in process" : "as processes", store: session.store.name))
+            Output.standardOutput.write(text.header(mode: inProcess ? "in process" : "as processes", store: store.name))
         }
         // Past 2 s, a count on standard error: a step of 2,000 concurrent operations takes a while.
         let finished = Atomic<Int>(0)
@@ -145,7 +145,7 @@ struct ScenarioWorkerCommand: ReportingCommand {
         let loaded = try Scenario.load(from: URL(fileURLWithPath: scenario), suite: suite.map { URL(fileURLWithPath: $0) })
         let json = global.json
         ScenarioWorker.serve(
-            scenario: loaded, bundleID: app, store: try KeychainSession(global).store,
+            scenario: loaded, bundleID: app, store: try global.openStore(),
             skippedItems: SkippedItemReport { Output.warn(skipped: $0, json: json) })
     }
 }
@@ -164,31 +164,31 @@ struct StateDirectoryScenarioDevice: ScenarioDevice {
     }
 
     func perform(_ action: DeviceAction) throws -> String {
-        let device = StateDirectoryDevice(global: global)
+        let device = global.device
         switch action {
         case .lock:
-            var state = try Device(stateDirectory: global.stateDirectoryURL).lockState()
-            state.locked = true
-            try device.setLock(state)
+            try device.lock(keyring: global.keyring, timeout: global.timeout, logger: global.logger)
             return "the device is locked"
         case .unlock:
-            try device.setLock(.unlocked)
+            try device.unlock()
             return "the device is unlocked"
         case .reboot:
-            try device.setLock(DeviceLockState(locked: true, unlockedSinceBoot: false))
+            try device.reboot(keyring: global.keyring, timeout: global.timeout, logger: global.logger)
             return "the device rebooted: locked, not unlocked since boot"
         case .killDaemon, .stopDaemon, .resumeDaemon:
-            guard let pid = KeychainSession.privateKeyring(global).status().pid else {
+            let signal: KeyringDaemonSignal = action == .killDaemon ? .kill : action == .stopDaemon ? .stop : .resume
+            let pid: Int32
+            do throws(DeviceError) {
+                pid = try device.signalKeyringDaemon(signal, logger: global.logger)
+            } catch .keyringDaemonNotRunning {
                 throw UsageFailure(message: "device: \(action): the private keyring's daemon is not running")
+            } catch .signalFailed(let pid, _, let reason) {
+                throw UsageFailure(message: "device: \(action): cannot signal the daemon (pid \(pid)): \(reason)")
             }
-            let signal = action == .killDaemon ? SIGKILL : action == .stopDaemon ? SIGSTOP : SIGCONT
-            guard kill(pid, signal) == 0 else {
-                throw UsageFailure(message: "device: \(action): cannot signal the daemon (pid \(pid)): \(String(cString: strerror(errno)))")
-            }
-            switch action {
-            case .killDaemon: return "killed the keyring daemon (pid \(pid)); the apps restart it and reconnect"
-            case .stopDaemon: return "stopped the keyring daemon (pid \(pid)); calls time out until resume-daemon"
-            default: return "resumed the keyring daemon (pid \(pid))"
+            switch signal {
+            case .kill: return "killed the keyring daemon (pid \(pid)); the apps restart it and reconnect"
+            case .stop: return "stopped the keyring daemon (pid \(pid)); calls time out until resume-daemon"
+            case .resume: return "resumed the keyring daemon (pid \(pid))"
             }
         }
     }

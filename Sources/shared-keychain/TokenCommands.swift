@@ -177,7 +177,7 @@ struct TokenRemoveCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let cache = try tokens.tokenCache(global, app: app, policy: policy.load(global))
+        let cache = try tokens.tokenCache(global, app: app, policy: policy)
         if dryRun.dryRun {
             dryRun.show(try cache.itemsRemoved(by: wipeAccount ? .wipeAccount(account) : .account(account)), json: global.json)
             return
@@ -206,7 +206,7 @@ struct TokenWipeCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let cache = try tokens.tokenCache(global, app: app, policy: policy.load(global))
+        let cache = try tokens.tokenCache(global, app: app, policy: policy)
         if dryRun.dryRun {
             dryRun.show(try cache.itemsRemoved(by: .everything), json: global.json)
             return

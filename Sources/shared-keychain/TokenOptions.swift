@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
-import Hazards
-import Mitigations
+import Device
 import SharedKeychain
 import SuiteManifest
 import TokenCache
@@ -70,11 +69,12 @@ struct TokenOptions: ParsableArguments {
         return { date }
     }
 
-    /// The app's token cache; `policy` applies opt-in mitigations to its deletes.
-    func tokenCache(_ global: GlobalOptions, app: AppOptions, policy: MitigationPolicy = .none) throws -> TokenCache {
+    /// The app's token cache on the device's keychain, under the mitigation policy `policy`
+    /// names (else the state directory's).
+    func tokenCache(_ global: GlobalOptions, app: AppOptions, policy: AuditPolicyOptions? = nil) throws -> TokenCache {
         try check()
         let resolved = try app.resolve(global)
-        let keychain = try KeychainSession(global).keychain(for: resolved.identity, policy: policy, adHoc: resolved.isAdHoc)
+        let keychain = try global.session(policy: policy).keychain(for: resolved)
         var configuration = try configuration(for: resolved.settings)
         if trace {
             configuration.trace = KeychainCallTrace { call in Output.standardError.write("trace: \(call)\n") }

@@ -54,7 +54,7 @@ struct WatchCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let keychain = try KeychainSession(global).keychain(for: app.identity(global))
+        let keychain = try app.keychain(global)
         let watch = try keychain.watch(group: group)
         defer { watch.cancel() }
 
