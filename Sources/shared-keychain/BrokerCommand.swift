@@ -23,8 +23,7 @@ struct BrokerServeCommand: ReportingCommand {
         let request = readLine(strippingNewline: true) ?? ""
         let keychain = try KeychainSession(global).keychain(for: broker.identity)
         let cache = try TokenCache(keychain: keychain, configuration: broker.settings.tokenCacheConfiguration())
-        let answer = try BrokerService(cache: cache).handle(request, caller: caller)
-        Output.printJSON(BrokerAnswer(url: answer.url, prompted: answer.prompted))
+        Output.printJSON(try BrokerService(cache: cache).handle(request, caller: caller))
     }
 }
 

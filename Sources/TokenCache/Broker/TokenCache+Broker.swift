@@ -188,7 +188,7 @@ public struct BrokerService: Sendable {
     /// Answers `requestURL` from the app the device reports as `caller`: the response URL, or
     /// a refusal when the redirect URI names another app. `prompt` stands for the sign-in UI
     /// the broker shows when it holds no account for the hint.
-    public func handle(_ requestURL: String, caller: String) throws(TokenCacheError) -> (url: String, prompted: Bool) {
+    public func handle(_ requestURL: String, caller: String) throws(TokenCacheError) -> BrokerAnswer {
         let request = try BrokerRequest(url: requestURL)
         guard let named = BrokerRequest.bundleID(inRedirectURI: request.redirectURI) else {
             throw .broker("the broker refuses redirect URI \(request.redirectURI): it names no app (expected \(RedirectURI.msalDefault(bundleID: caller)))")
@@ -230,6 +230,6 @@ public struct BrokerService: Sendable {
             URLQueryItem(name: "hash", value: TokenCache.hashHex(plain)),
             URLQueryItem(name: "broker_nonce", value: UUID().uuidString.lowercased()),
         ]
-        return (components.string ?? request.redirectURI, prompted)
+        return BrokerAnswer(url: components.string ?? request.redirectURI, prompted: prompted)
     }
 }
