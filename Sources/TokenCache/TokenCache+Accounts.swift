@@ -46,7 +46,8 @@ extension TokenCache {
 
     /// Whether the group holds an account record of `identifier` (a username or a home account
     /// ID) in this environment, whichever app wrote it: a user the suite has signed in, with
-    /// tokens or not. The CLI signs in interactively only users it knows, unless told to.
+    /// tokens or not. ``acquireToken(_:broker:)`` signs in interactively only users it knows,
+    /// unless the request allows any (``TokenRequest/Prompt/always``).
     public func knows(account identifier: String) throws(TokenCacheError) -> Bool {
         try defaultAccessor.knows(account: identifier)
     }
