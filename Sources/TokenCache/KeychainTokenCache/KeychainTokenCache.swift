@@ -14,7 +14,9 @@ struct KeychainTokenCache: Sendable {
     let accessGroup: String
     /// The class new items get.
     let accessibility: Accessibility
+    /// Where each call is reported, in order, or nil.
     let trace: KeychainCallTrace?
+    /// Where items that cannot be decoded are reported, or nil.
     let skippedItems: SkippedItemReport?
     /// The clock of the wipe record and the journal.
     let now: @Sendable () -> Date
