@@ -188,7 +188,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SuiteManifestTests",
-            dependencies: ["SuiteManifest", "SharedKeychain"],
+            dependencies: ["SuiteManifest", "SharedKeychain", "TokenCache"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

@@ -3,6 +3,7 @@ import KeychainStorage
 import Mitigations
 import SharedKeychain
 import SuiteManifest
+import TokenCache
 
 /// The device a state directory stands for: the apps installed on it, each with the identity it
 /// was signed with (bundle ID, team, keychain groups, app groups) and what its Info.plist and
@@ -284,7 +285,8 @@ extension Device {
         guard let app else { return "only an installed app can call the broker (the device must know who calls)" }
         var missing: [String] = []
         if !app.queriedSchemes.contains("msauthv2") { missing.append("msauthv2 in LSApplicationQueriesSchemes") }
-        if !app.urlSchemes.contains("msauth.\(app.bundleID)") { missing.append("msauth.\(app.bundleID) in CFBundleURLSchemes") }
+        let scheme = RedirectURI.msalScheme(bundleID: app.bundleID)
+        if !app.urlSchemes.contains(scheme) { missing.append("\(scheme) in CFBundleURLSchemes") }
         if app.usesBroker == false { missing.append("broker: true in its manifest entry") }
         return missing.isEmpty ? nil : "\(app.bundleID) is not set up for the broker: it needs \(missing.joined(separator: " and "))"
     }

@@ -26,12 +26,12 @@ struct BrokerSpoofHazard {
         let appGroups = [mail, calendar].map { $0.app.keychain.app.appIDGroup.rawValue }
         defer { suite.cleanUp(Array(Set(groups + appGroups + [broker.cache.accessGroup])).sorted()) }
 
-        let request = try mail.cache.brokerRequest(loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: "msauth.\(MicrosoftApps.mail)://auth")
+        let request = try mail.cache.brokerRequest(loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: RedirectURI.msalDefault(bundleID: MicrosoftApps.mail))
         let answer = try broker.handle(request.url, caller: MicrosoftApps.mail)
         _ = try mail.cache.acceptBrokerResponse(answer.url, to: request)
         report.step("\(MicrosoftApps.mail) signs \(MicrosoftApps.user) in through the broker; its tokens go to \(mail.cache.accessGroup)")
 
-        let spoof = try calendar.cache.brokerRequest(loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: "msauth.\(MicrosoftApps.mail)://auth")
+        let spoof = try calendar.cache.brokerRequest(loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: RedirectURI.msalDefault(bundleID: MicrosoftApps.mail))
         do {
             _ = try broker.handle(spoof.url, caller: MicrosoftApps.calendar)
             report.step("\(MicrosoftApps.calendar) presents \(MicrosoftApps.mail)'s redirect URI to the broker: answered")
@@ -47,7 +47,7 @@ struct BrokerSpoofHazard {
         } catch {
             guard case .interactionRequired = error else { throw error }
             report.step("\(MicrosoftApps.calendar) acquires silently for \(MicrosoftApps.user): interaction_required; its group holds nothing of \(MicrosoftApps.mail)'s")
-            let own = try calendar.cache.brokerRequest(loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: "msauth.\(MicrosoftApps.calendar)://auth")
+            let own = try calendar.cache.brokerRequest(loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: RedirectURI.msalDefault(bundleID: MicrosoftApps.calendar))
             let reply = try broker.handle(own.url, caller: MicrosoftApps.calendar)
             _ = try calendar.cache.acceptBrokerResponse(reply.url, to: own)
             report.step("\(MicrosoftApps.calendar) asks the broker with its own redirect URI: single sign-on\(reply.prompted ? " after a prompt" : " without a prompt"), checked by the broker")

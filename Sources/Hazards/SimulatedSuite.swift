@@ -70,7 +70,7 @@ final class SimulatedSuite: Sendable {
 
     /// `app` signs `user` in through `broker` with its own redirect URI; whether the broker prompted.
     func brokerSignIn(_ app: (app: SimulatedApp, cache: TokenCache), broker: BrokerService, user: String) throws -> Bool {
-        let request = try app.cache.brokerRequest(loginHint: user, scopes: TokenCache.defaultScopes, redirectURI: "msauth.\(app.app.bundleID)://auth")
+        let request = try app.cache.brokerRequest(loginHint: user, scopes: TokenCache.defaultScopes, redirectURI: RedirectURI.msalDefault(bundleID: app.app.bundleID))
         let answer = try broker.handle(request.url, caller: app.app.bundleID)
         _ = try app.cache.acceptBrokerResponse(answer.url, to: request)
         return answer.prompted

@@ -113,10 +113,10 @@ final class LocalScenarioApp: ScenarioApp {
                 username: operation.user ?? "", tenant: operation.tenant ?? "common", scopes: operation.scopes ?? TokenCache.defaultScopes)
             return Result(value: result.account.username)
         case .tokenAcquire:
-            let result = try tokens.acquireToken(
+            let acquired = try tokens.acquireToken(TokenRequest(
                 account: operation.account ?? "", scopes: operation.scopes ?? TokenCache.defaultScopes,
-                interactive: operation.silent != true)
-            return Result(value: result.source.rawValue)
+                prompt: operation.silent == true ? .never : .whenKnown))
+            return Result(value: acquired.result.source.rawValue)
         case .tokenAccounts:
             let accounts = try tokens.accounts()
             return Result(count: accounts.count, value: accounts.map(\.username).joined(separator: ","))

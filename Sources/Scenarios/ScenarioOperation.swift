@@ -104,7 +104,8 @@ public enum OperationKind: String, Sendable, Hashable, Codable, CaseIterable, Cu
     case itemCounter = "item counter"
     /// Emulated interactive sign-in.
     case tokenSignIn = "token signin"
-    /// A token from the cache, else by refresh token; `silent: false` falls back to sign-in.
+    /// A token from the cache, else by refresh token; `silent: false` falls back to sign-in of an
+    /// account the cache knows, as `token acquire` does.
     case tokenAcquire = "token acquire"
     /// The accounts the app sees (MSAL `allAccounts`).
     case tokenAccounts = "token accounts"

@@ -1,5 +1,6 @@
 import Foundation
 import SharedKeychain
+import TokenCache
 
 /// The suite `suite init` writes: three Contoso apps under team `ABCDE12345` sharing one client
 /// ID and `com.microsoft.adalcache`, with real XML plists, configured so that `suite check`
@@ -93,7 +94,7 @@ public enum ExampleSuite {
             InfoPlist.urlTypesKey: [[
                 "CFBundleTypeRole": "Editor",
                 "CFBundleURLName": bundleID,
-                InfoPlist.urlSchemesKey: ["\(RedirectURI.msalSchemePrefix)\(bundleID)"],
+                InfoPlist.urlSchemesKey: [RedirectURI.msalScheme(bundleID: bundleID)],
             ] as [String: Any]],
         ]
         if app.broker { root[InfoPlist.queriesSchemesKey] = RedirectURI.brokerSchemes }

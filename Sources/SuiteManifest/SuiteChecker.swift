@@ -1,4 +1,5 @@
 import SharedKeychain
+import TokenCache
 
 /// Applies the seeds' rules for sharing sign-in across a suite of iOS apps to a ``Suite``, with
 /// nothing but its configuration: what would fail at runtime (MSAL errors, the broker denying

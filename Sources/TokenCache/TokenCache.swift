@@ -30,6 +30,16 @@ public struct TokenCache: Sendable {
     /// The full access group, `<TEAMID>.com.microsoft.adalcache` by default.
     public let accessGroup: String
     let now: @Sendable () -> Date
+    /// The keychain calls beneath every layer (`MSIDKeychainTokenCache`).
+    let keychainCache: KeychainTokenCache
+    /// Credentials, accounts and app metadata by key (`MSIDAccountCredentialCache`).
+    let credentialCache: AccountCredentialCache
+    /// This client's account metadata and sign-in states (`MSIDAccountMetadataCacheAccessor`).
+    let accountMetadata: AccountMetadataCacheAccessor
+    /// MSAL's items (`MSIDDefaultTokenCacheAccessor`).
+    let defaultAccessor: DefaultTokenCacheAccessor
+    /// ADAL's legacy items (`MSIDLegacyTokenCacheAccessor`).
+    let legacyAccessor: LegacyTokenCacheAccessor
 
     /// - Parameters:
     ///   - keychain: the app's keychain; it must be entitled to the sharing group, or every
@@ -49,24 +59,23 @@ public struct TokenCache: Sendable {
         if let problem = configuration.problem { throw .invalidArgument("invalid token cache configuration: \(problem)") }
         // MSIDKeychainTokenCache initWithGroup asks MSIDKeychainUtil for the team ID before
         // anything else: the probe, once per process and app.
-        _ = try TeamIDProbe.defaultAccessGroup(of: keychain, trace: configuration.trace)
+        let keychainCache = try KeychainTokenCache(keychain: keychain, configuration: configuration, now: now)
         self.keychain = keychain
         self.configuration = configuration
         self.issuer = issuer
-        self.accessGroup = configuration.accessGroup(for: keychain.app)
+        self.accessGroup = keychainCache.accessGroup
         self.now = now
+        self.keychainCache = keychainCache
+        credentialCache = AccountCredentialCache(keychainCache: keychainCache, singleFRTFlight: configuration.singleFRTFlight)
+        accountMetadata = AccountMetadataCacheAccessor(keychainCache: keychainCache, clientID: configuration.clientID)
+        legacyAccessor = LegacyTokenCacheAccessor(keychainCache: keychainCache, clientID: configuration.clientID, environment: configuration.environment)
+        defaultAccessor = DefaultTokenCacheAccessor(
+            credentialCache: credentialCache, accountMetadata: accountMetadata, otherAccessor: legacyAccessor,
+            clientID: configuration.clientID, environment: configuration.environment, sdk: configuration.sdk, familyID: configuration.familyID)
     }
 
     var clientID: String { configuration.clientID }
     var environment: String { configuration.environment }
-
-    /// The app's family as MSAL decides it when reading: from the app metadata when the cache
-    /// has it (an empty `family_id`, the server's "no family", is none), else the default family
-    /// (`MSIDDefaultSilentTokenRequest.m`, `MSALAccountsProvider appMetadataItem`).
-    func familyForLookup(in snapshot: CacheSnapshot) -> String? {
-        guard let metadata = snapshot.anyAppMetadata(clientID: clientID) else { return Self.defaultFamilyID }
-        return metadata.family
-    }
 }
 
 /// How one app uses the shared cache: its client ID, the keychain group, the authority and,

@@ -5,6 +5,10 @@ public enum TokenCacheError: Error, Sendable, Equatable, CustomStringConvertible
     /// No usable token: the app must sign the user in interactively (MSAL's
     /// `MSALErrorInteractionRequired`). `lastWipe` is the group's wipe record, when there is one.
     case interactionRequired(reason: String, lastWipe: WipeRecord?)
+    /// No usable token, and no interactive sign-in was tried: the request allowed one only for
+    /// an account the cache knows, and `account` is none of them (a mistyped account is an
+    /// error, not a new user). Otherwise as ``interactionRequired(reason:lastWipe:)``.
+    case signInNotTried(account: String, reason: String, lastWipe: WipeRecord?)
     /// No account in the cache matches the home account ID or username.
     case accountNotFound(String)
     /// A stored item cannot be used; `item` names where it is.
@@ -24,6 +28,9 @@ public enum TokenCacheError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .interactionRequired(let reason, let lastWipe):
             "interaction_required: \(reason)" + (lastWipe.map { "; \($0)" } ?? "")
+        case .signInNotTried(let account, let reason, let lastWipe):
+            "interaction_required: \(reason); '\(DisplayText(account))' is not an account of this cache, so no sign-in was tried"
+                + (lastWipe.map { "; \($0)" } ?? "")
         case .accountNotFound(let identifier):
             "no account '\(DisplayText(identifier))' in the token cache"
         case .invalidCacheItem(let item, let reason):
@@ -48,7 +55,7 @@ extension TokenCacheError: StatusReporting {
     /// stored items are errSecDecode; bad input errSecParam; keychain errors keep their status.
     public var status: KeychainStatus {
         switch self {
-        case .interactionRequired, .accountNotFound: .itemNotFound
+        case .interactionRequired, .signInNotTried, .accountNotFound: .itemNotFound
         case .invalidCacheItem: .decode
         case .invalidImport, .invalidArgument: .param
         case .keychain(let error): error.status
@@ -58,7 +65,9 @@ extension TokenCacheError: StatusReporting {
 
     /// MSAL's own name for the failure where it has one.
     public var errorCode: String? {
-        if case .interactionRequired = self { return "interaction_required" }
-        return nil
+        switch self {
+        case .interactionRequired, .signInNotTried: "interaction_required"
+        default: nil
+        }
     }
 }

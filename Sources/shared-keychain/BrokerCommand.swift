@@ -22,8 +22,7 @@ struct BrokerServeCommand: ReportingCommand {
         let request = readLine(strippingNewline: true) ?? ""
         let keychain = try global.session().keychain(for: ResolvedApp(installed: broker))
         let cache = try TokenCache(keychain: keychain, configuration: broker.settings.tokenCacheConfiguration())
-        let answer = try BrokerService(cache: cache).handle(request, caller: caller)
-        Output.printJSON(BrokerAnswer(url: answer.url, prompted: answer.prompted))
+        Output.printJSON(try BrokerService(cache: cache).handle(request, caller: caller))
     }
 }
 
@@ -33,16 +32,16 @@ private struct BrokerFailure: Decodable {
     let error: Detail
 }
 
-/// What the broker process prints.
-struct BrokerAnswer: Codable {
-    let url: String
-    let prompted: Bool
-}
+/// The broker as `token acquire` reaches it: a `broker-serve` process, told the caller's bundle
+/// ID as the device would tell it.
+struct BrokerProcess: BrokerChannel {
+    /// The calling app's bundle ID.
+    let caller: String
+    let redirectURI: String
+    let global: GlobalOptions
 
-extension TokenOptions {
-    /// Sends `request` to the broker process as the device would, with `caller` from the
-    /// device; returns its answer, or the broker's refusal.
-    static func callBroker(_ request: BrokerRequest, caller: String, _ global: GlobalOptions) throws -> BrokerAnswer {
+    /// Sends `request` to a broker process; returns its answer, or the broker's refusal.
+    func send(_ request: BrokerRequest) throws -> BrokerAnswer {
         let process = Process()
         process.executableURL = GlobalOptions.executable
         process.arguments = ["broker-serve", "--caller", caller, "--json"] + global.workerArguments

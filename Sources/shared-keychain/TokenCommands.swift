@@ -91,31 +91,28 @@ struct TokenAcquireCommand: ReportingCommand {
 
     func execute() throws {
         let cache = try tokens.tokenCache(global, app: app)
-        let result: AuthenticationResult
-        var brokerPrompted: Bool?
+        let request = TokenRequest(account: account, scopes: scopes, prompt: silent ? .never : interactive ? .always : .whenKnown)
+        let acquired: AcquiredToken
         do {
-            result = try cache.acquireToken(account: account, scopes: scopes, interactive: false)
-        } catch {
-            guard case .interactionRequired(let reason, let lastWipe) = error, !silent else { throw error }
-            if !interactive, try !cache.knows(account: account) {
-                throw TokenCacheError.interactionRequired(
-                    reason: "\(reason); '\(DisplayText(account))' is not an account of this cache, so no sign-in was tried: check the spelling, or sign a new user in with --interactive (or `token signin`)",
-                    lastWipe: lastWipe)
-            }
-            if let caller = try brokerCaller() {
-                // The redirect URI the app's manifest gives, kept at install.
-                let request = try cache.brokerRequest(
-                    loginHint: account, scopes: scopes, redirectURI: redirectURI ?? caller.redirectURI ?? "msauth.\(caller.bundleID)://auth")
-                let answer = try TokenOptions.callBroker(request, caller: caller.bundleID, global)
-                result = try cache.acceptBrokerResponse(answer.url, to: request)
-                brokerPrompted = answer.prompted
-            } else {
-                result = try cache.acquireToken(account: account, scopes: scopes, interactive: true)
-            }
+            acquired = try cache.acquireToken(request) { try brokerChannel() }
+        } catch TokenCacheError.signInNotTried(let account, let reason, let lastWipe) {
+            throw TokenCacheError.interactionRequired(
+                reason: "\(reason); '\(DisplayText(account))' is not an account of this cache, so no sign-in was tried: check the spelling, or sign a new user in with --interactive (or `token signin`)",
+                lastWipe: lastWipe)
         }
-        var view = AuthenticationJSON(result, options: tokens)
-        view.brokerPrompted = brokerPrompted
+        var view = AuthenticationJSON(acquired.result, options: tokens)
+        view.brokerPrompted = acquired.brokerPrompted
         if global.json { Output.printJSON(view) } else { Output.standardOutput.write(view.text) }
+    }
+
+    /// The broker process, for the installed app, presenting `--redirect-uri` or the redirect URI
+    /// the app's manifest gave at install; nil for an embedded sign-in.
+    private func brokerChannel() throws -> (any BrokerChannel)? {
+        try brokerCaller().map { caller in
+            BrokerProcess(
+                caller: caller.bundleID, redirectURI: redirectURI ?? caller.redirectURI ?? RedirectURI.msalDefault(bundleID: caller.bundleID),
+                global: global)
+        }
     }
 
     /// The installed app to send to the broker, or nil for an embedded sign-in.

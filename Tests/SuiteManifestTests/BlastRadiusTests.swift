@@ -5,6 +5,7 @@ import FoundationXML
 import SharedKeychain
 import Testing
 @testable import SuiteManifest
+import TokenCache
 
 @Suite("Blast radius: who can destroy whose sign-in, from the manifest")
 struct BlastRadiusTests {

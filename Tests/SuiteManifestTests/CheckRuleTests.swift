@@ -2,6 +2,7 @@ import Foundation
 import SharedKeychain
 import Testing
 @testable import SuiteManifest
+import TokenCache
 
 /// One misconfiguration: the suite that has it, and the finding it must produce.
 struct Misconfiguration: Sendable, CustomTestStringConvertible {

@@ -2,6 +2,7 @@ import Foundation
 import SharedKeychain
 import Testing
 @testable import SuiteManifest
+import TokenCache
 
 /// The copied Fixtures folder.
 func fixture(_ path: String) throws -> URL {

@@ -81,7 +81,7 @@ struct AccountMetadataRaceTests {
         try mail.signIn(username: "bob@contoso.com")
 
         // The suite's item holds bob signed in and alice as Mail last read her: signed in.
-        let metadata = try #require(try mail.readAccountMetadata()?.value)
+        let metadata = try #require(try mail.accountMetadata.readAccountMetadata()?.value)
         #expect(metadata.entry(for: try #require(try calendar.accounts().first { $0.username == "alice@contoso.com" }).homeAccountID)?.state == .signedIn)
         // So Calendar, which removed alice, lists her again.
         #expect(try calendar.accounts().map(\.username).sorted() == ["alice@contoso.com", "bob@contoso.com"])

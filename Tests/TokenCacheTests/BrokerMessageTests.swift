@@ -71,3 +71,16 @@ struct BrokerMessageTests {
         #expect(throws: TokenCacheError.self) { try BrokerRequest(url: "msauthv2://broker?client_id=x") }
     }
 }
+
+/// The MSAL redirect URI, spelled in one place.
+@Suite("Redirect URIs")
+struct RedirectURITests {
+    @Test func theMSALDefaultIsBuiltAndReadInOnePlace() {
+        #expect(RedirectURI.msalScheme(bundleID: "com.contoso.mail") == "msauth.com.contoso.mail")
+        #expect(RedirectURI.msalDefault(bundleID: "com.contoso.mail") == "msauth.com.contoso.mail://auth")
+        #expect(RedirectURI.bundleID(in: RedirectURI.msalDefault(bundleID: "com.contoso.mail")) == "com.contoso.mail")
+        #expect(RedirectURI.bundleID(in: "x-msauth-app://com.contoso.legacy") == "com.contoso.legacy")
+        #expect(RedirectURI.bundleID(in: "msauth.com.contoso.mail://other") == nil)
+        #expect(RedirectURI.bundleID(in: "https://contoso.com/auth") == nil)
+    }
+}

@@ -71,13 +71,9 @@ public struct BrokerRequest: Sendable, Hashable {
             familyID: items["x_emulated_family_id"])
     }
 
-    /// The bundle ID a redirect URI names: `msauth.<bundle>://auth`, or the legacy
-    /// `<scheme>://<bundle>`; nil for anything else (universal links name no app).
+    /// The bundle ID a redirect URI names (``RedirectURI/bundleID(in:)``).
     public static func bundleID(inRedirectURI uri: String) -> String? {
-        guard let components = URLComponents(string: uri), let scheme = components.scheme else { return nil }
-        if scheme.hasPrefix("msauth."), components.host == "auth" { return String(scheme.dropFirst("msauth.".count)) }
-        if scheme != "https", scheme != "msauth", let host = components.host, host.contains(".") { return host }
-        return nil
+        RedirectURI.bundleID(in: uri)
     }
 }
 
@@ -129,14 +125,14 @@ extension TokenCache {
     public func brokerKey() throws(TokenCacheError) -> Data {
         let group = keychain.app.appIDGroup.rawValue
         let query = KeychainQuery(group: group, account: Self.brokerKeyAccount, service: Self.brokerKeyService)
-        if let found = try items(matching: query).first { return found.data }
+        if let found = try keychainCache.items(matching: query).first { return found.data }
         let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
         do {
             try keychain.add(NewItem(account: Self.brokerKeyAccount, service: Self.brokerKeyService, group: group, data: key))
             return key
         } catch {
             guard case .duplicateItem = error else { throw .keychain(error) }
-            return try items(matching: query).first?.data ?? key
+            return try keychainCache.items(matching: query).first?.data ?? key
         }
     }
 
@@ -170,7 +166,7 @@ extension TokenCache {
             throw .broker("the broker's response is not a token response for client \(clientID)")
         }
         let response = payload.response
-        try save(response)
+        try defaultAccessor.saveTokens(response)
         return result(of: response, source: .broker)
     }
 
@@ -192,10 +188,10 @@ public struct BrokerService: Sendable {
     /// Answers `requestURL` from the app the device reports as `caller`: the response URL, or
     /// a refusal when the redirect URI names another app. `prompt` stands for the sign-in UI
     /// the broker shows when it holds no account for the hint.
-    public func handle(_ requestURL: String, caller: String) throws(TokenCacheError) -> (url: String, prompted: Bool) {
+    public func handle(_ requestURL: String, caller: String) throws(TokenCacheError) -> BrokerAnswer {
         let request = try BrokerRequest(url: requestURL)
         guard let named = BrokerRequest.bundleID(inRedirectURI: request.redirectURI) else {
-            throw .broker("the broker refuses redirect URI \(request.redirectURI): it names no app (expected msauth.\(caller)://auth)")
+            throw .broker("the broker refuses redirect URI \(request.redirectURI): it names no app (expected \(RedirectURI.msalDefault(bundleID: caller)))")
         }
         guard named.lowercased() == caller.lowercased() else {
             throw .broker("the broker refuses: the request comes from \(caller), but its redirect URI \(request.redirectURI) belongs to \(named)")
@@ -234,6 +230,6 @@ public struct BrokerService: Sendable {
             URLQueryItem(name: "hash", value: TokenCache.hashHex(plain)),
             URLQueryItem(name: "broker_nonce", value: UUID().uuidString.lowercased()),
         ]
-        return (components.string ?? request.redirectURI, prompted)
+        return BrokerAnswer(url: components.string ?? request.redirectURI, prompted: prompted)
     }
 }

@@ -22,8 +22,8 @@ extension TokenCache {
     /// keyed archives) the group holds: MSAL's serialized format has no place for them, so they
     /// are left out, and the result says so.
     public func exportCacheReporting(keyStyle: CacheKeyStyle = .msalPython) throws(TokenCacheError) -> CacheExportResult {
-        let items = try items(matching: KeychainQuery(group: accessGroup))
-        let data = try CacheExport(decoded(items), style: keyStyle).data
+        let items = try keychainCache.items(matching: KeychainQuery(group: accessGroup))
+        let data = try CacheExport(keychainCache.decoded(items), style: keyStyle).data
         return CacheExportResult(data: data, legacyItemsLeftOut: items.filter(LegacyTokenCacheKey.isLegacy).count)
     }
 
@@ -63,7 +63,7 @@ extension TokenCache {
         }
         let plan = try CacheImport(data)
         try rollBackInterruptedImports()
-        let group = try items(matching: KeychainQuery(group: accessGroup))
+        let group = try keychainCache.items(matching: KeychainQuery(group: accessGroup))
         let present = Dictionary(group.map { ($0.primaryKey, $0) }, uniquingKeysWith: { first, _ in first })
         let keys = plan.writes.map { PrimaryKey(group: accessGroup, account: $0.layout.account, service: $0.layout.service) }
         let undo = IntentJournal.Undo(restore: keys.compactMap { present[$0] }, remove: keys.filter { present[$0] == nil })
@@ -73,7 +73,7 @@ extension TokenCache {
             throw .keychain(.storage(error))
         }
         for (index, write) in plan.writes.enumerated() {
-            try store(write.data, at: write.layout)
+            try keychainCache.store(write.data, at: write.layout)
             progress(index + 1, plan.writes.count)
             if index + 1 == plan.writes.count / 2 { FaultPoint.reached("import-midway") }
         }
@@ -129,7 +129,7 @@ struct CacheExport {
     private var sections: [CacheSection: JSONObject] = Dictionary(uniqueKeysWithValues: CacheSection.allCases.map { ($0, [:]) })
 
     /// Items whose value cannot be read are left out (the snapshot skipped them, and
-    /// ``TokenCache/decoded(_:)`` reported them).
+    /// ``KeychainTokenCache/decoded(_:)`` reported them).
     ///
     /// - Throws: ``TokenCacheError/invalidCacheItem(item:reason:)`` for an item that cannot be
     ///   exported faithfully: its key taken by another item.

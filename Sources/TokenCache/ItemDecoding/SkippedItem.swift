@@ -54,17 +54,3 @@ public final class SkippedItemReport: Sendable, Hashable {
     public static func == (lhs: SkippedItemReport, rhs: SkippedItemReport) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
-
-extension TokenCache {
-    /// Tells the configuration's ``SkippedItemReport`` that `item` was skipped.
-    func reportSkipped(_ item: KeychainItem, reason: String) {
-        configuration.skippedItems?.report(item, reason: reason)
-    }
-
-    /// `items` decoded, the ones that cannot be reported as skipped.
-    func decoded(_ items: [KeychainItem]) -> CacheSnapshot {
-        let snapshot = CacheSnapshot(items: items)
-        for skipped in snapshot.skipped { reportSkipped(skipped.item, reason: skipped.reason) }
-        return snapshot
-    }
-}

@@ -7,13 +7,13 @@ import SharedKeychain
 /// in memory as `MSIDAccountCredentialCache getCredentialsWithQuery` filters them. A query the
 /// SDK builds with environment aliases has no account attribute; one with a subset target has
 /// no service.
-extension TokenCache {
+extension DefaultTokenCacheAccessor {
     /// `getAccessTokenForAccount`: `{generic accesstoken-<cid>-<realm>, type 2001}`, this
     /// account's tokens in this environment.
     func accessTokens(homeAccountID: String, realm: String) throws(TokenCacheError) -> [CacheSnapshot.Entry<Credential>] {
         let layout = ItemLayout.credential(
             .accessToken, homeAccountID: homeAccountID, environment: environment, clientOrFamilyID: clientID, realm: realm, target: nil)
-        let found = try credentials(KeychainQuery(group: accessGroup, generic: layout.generic, type: layout.type))
+        let found = try credentialCache.credentials(matching: KeychainQuery(group: accessGroup, generic: layout.generic, type: layout.type))
         return found.filter { isOwn($0.value, homeAccountID: homeAccountID, type: .accessToken) && CacheKey.normalized($0.value.realm ?? "") == CacheKey.normalized(realm) }
     }
 
@@ -21,15 +21,15 @@ extension TokenCache {
     func idToken(homeAccountID: String, realm: String) throws(TokenCacheError) -> CacheSnapshot.Entry<Credential>? {
         let layout = ItemLayout.credential(
             .idToken, homeAccountID: homeAccountID, environment: environment, clientOrFamilyID: clientID, realm: realm, target: nil)
-        let found = try credentials(KeychainQuery(group: accessGroup, service: layout.service, generic: layout.generic, type: layout.type))
+        let found = try credentialCache.credentials(matching: KeychainQuery(group: accessGroup, service: layout.service, generic: layout.generic, type: layout.type))
         return found.first { isOwn($0.value, homeAccountID: homeAccountID, type: .idToken) }
     }
 
     /// `getAccountForIdentifier` with a home account ID and a realm: `{service <realm>, type 1003}`.
     func accountRecord(homeAccountID: String, realm: String) throws(TokenCacheError) -> CachedAccount? {
-        let found = try items(matching: KeychainQuery(group: accessGroup, service: CacheKey.normalized(realm), type: AuthorityType.msSTS.itemType))
+        let found = try keychainCache.items(matching: KeychainQuery(group: accessGroup, service: CacheKey.normalized(realm), type: AuthorityType.msSTS.itemType))
         let home = CacheKey.normalized(homeAccountID)
-        return decoded(found).accounts.map(\.value).first {
+        return keychainCache.decoded(found).accounts.map(\.value).first {
             CacheKey.normalized($0.homeAccountID) == home && CacheKey.normalized($0.environment) == environment
         }
     }
@@ -38,7 +38,7 @@ extension TokenCache {
     /// the records of this environment.
     func accountRecords(username: String) throws(TokenCacheError) -> [CachedAccount] {
         let query = KeychainQuery(group: accessGroup, generic: Data(CacheKey.normalized(username).utf8), type: AuthorityType.msSTS.itemType)
-        return decoded(try items(matching: query)).accounts.map(\.value).filter { CacheKey.normalized($0.environment) == environment }
+        return try credentialCache.entries(matching: query).accounts.map(\.value).filter { CacheKey.normalized($0.environment) == environment }
     }
 
     /// `getAppMetadataEntries` / `MSALAccountsProvider appMetadataItem`:
@@ -47,7 +47,7 @@ extension TokenCache {
     /// authority).
     func appMetadataItem(anyEnvironment: Bool) throws(TokenCacheError) -> AppMetadata? {
         let layout = ItemLayout.appMetadata(environment: environment, clientID: clientID, familyID: nil)
-        let found = decoded(try items(matching: KeychainQuery(group: accessGroup, service: layout.service, type: layout.type)))
+        let found = try credentialCache.entries(matching: KeychainQuery(group: accessGroup, service: layout.service, type: layout.type))
         let client = CacheKey.normalized(clientID)
         return found.appMetadata.map(\.value).first {
             CacheKey.normalized($0.clientID) == client && (anyEnvironment || CacheKey.normalized($0.environment) == environment)
@@ -55,10 +55,10 @@ extension TokenCache {
     }
 
     /// The family MSAL looks up: the app metadata's (none when it says `""`), or
-    /// ``defaultFamilyID`` when there is no app metadata at all (`MSIDDefaultSilentTokenRequest`
+    /// ``TokenCache/defaultFamilyID`` when there is no app metadata at all (`MSIDDefaultSilentTokenRequest`
     /// `familyRefreshTokenWithError`, `MSALAccountsProvider allAccounts`).
     func family(from metadata: AppMetadata?) -> String? {
-        guard let metadata else { return Self.defaultFamilyID }
+        guard let metadata else { return TokenCache.defaultFamilyID }
         return metadata.family
     }
 
@@ -68,14 +68,14 @@ extension TokenCache {
     /// one (`foci-<fid>` for a family), which reads the wipe record after a miss. `familyID`
     /// nil is the app's own token.
     func refreshToken(for account: CachedAccount, familyID: String?) throws(TokenCacheError) -> CacheSnapshot.Entry<Credential>? {
-        if try singleFRTEnabled(), let found = try refreshableToken(.familyRefreshToken, for: account, familyID: familyID) { return found }
+        if try credentialCache.checkFRTEnabled(), let found = try refreshableToken(.familyRefreshToken, for: account, familyID: familyID) { return found }
         if let found = try refreshableToken(.refreshToken, for: account, familyID: familyID) { return found }
         guard !account.username.isEmpty else { return nil }
         let client = familyID.map(LegacyResource.familyClientID) ?? clientID
-        if let found = try legacyRefreshToken(userID: account.username, clientID: client, realms: legacyRealms(for: account)) {
-            return credential(from: found, account: account)
+        if let found = try otherAccessor.refreshToken(userID: account.username, clientID: client, realms: otherAccessor.lookupRealms(for: account)) {
+            return otherAccessor.credential(from: found, account: account)
         }
-        _ = try? wipeInfo()
+        _ = try? keychainCache.wipeInfo()
         return nil
     }
 
@@ -99,7 +99,7 @@ extension TokenCache {
         }
         let lookup = { (homeAccountID: String) throws(TokenCacheError) -> CacheSnapshot.Entry<Credential>? in
             let home = CacheKey.normalized(homeAccountID)
-            return try self.credentials(query).first { entry in
+            return try credentialCache.credentials(matching: query).first { entry in
                 let token = entry.value
                 guard token.type == type, CacheKey.normalized(token.homeAccountID) == home,
                       CacheKey.normalized(token.environment) == self.environment
@@ -109,22 +109,85 @@ extension TokenCache {
             }
         }
         if let found = try lookup(account.homeAccountID) { return found }
-        _ = try? wipeInfo()
+        _ = try? keychainCache.wipeInfo()
         guard !account.username.isEmpty,
               let home = try accountRecords(username: account.username).first?.homeAccountID, !home.trimmingWhitespace.isEmpty
         else { return nil }
         if let found = try lookup(home) { return found }
-        _ = try? wipeInfo()
+        _ = try? keychainCache.wipeInfo()
         return nil
-    }
-
-    private func credentials(_ query: KeychainQuery) throws(TokenCacheError) -> [CacheSnapshot.Entry<Credential>] {
-        decoded(try items(matching: query)).credentials
     }
 
     /// Whether `token` is this client's of `type` for the account in this environment.
     private func isOwn(_ token: Credential, homeAccountID: String, type: CredentialType) -> Bool {
         token.type == type && CacheKey.normalized(token.homeAccountID) == CacheKey.normalized(homeAccountID)
             && CacheKey.normalized(token.environment) == environment && CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID)
+    }
+
+    /// The account an identifier names, as the MSALAccount an app passes in: found by username
+    /// (`{generic <upn>, type 1003}`, as `homeAccountIdForLegacyId` queries) or, for a home
+    /// account ID, by its home tenant (`{service <utid>, type 1003}`, as
+    /// `getAccountForIdentifier` queries); the home tenant's record first. An account only
+    /// ADAL's legacy items know is found through the legacy accessor, as MSAL's account list
+    /// finds it.
+    func account(named identifier: String) throws(TokenCacheError) -> CachedAccount {
+        let records: [CachedAccount]
+        let tenant = identifier.split(separator: ".", maxSplits: 1).dropFirst().first.map(String.init)
+        if !identifier.contains("@"), let tenant, !tenant.isEmpty {
+            records = try accountRecord(homeAccountID: identifier, realm: tenant).map { [$0] } ?? []
+        } else {
+            records = try accountRecords(username: identifier)
+        }
+        let named = records.filter { $0.isNamed(identifier) }
+        if let found = named.first(where: \.isHomeTenantRecord) ?? named.first { return found }
+        if let legacy = try otherAccessor.accounts(clientID: clientID, familyID: TokenCache.defaultFamilyID).first(where: { $0.isNamed(identifier) }) {
+            return legacy
+        }
+        throw .interactionRequired(reason: "no account '\(DisplayText(identifier))' is in the cache", lastWipe: try? keychainCache.wipeInfo())
+    }
+
+    /// `MSIDSilentTokenRequest executeRequestImpl` before any refresh: the access token
+    /// (`accessTokenWithError`) that covers every requested scope (case-insensitively). Valid
+    /// (not expiring within ``TokenCache/expirationMargin``), it is answered with a refresh token looked up
+    /// family first (`fetchCachedTokenAndCheckForFRTFirst:YES`), the ID token and the account
+    /// record (`resultWithAccessToken`); without either, nil ("Try to recover"). Expired past
+    /// its extended lifetime, it is deleted (`removeAccessToken`).
+    func cachedResult(for account: CachedAccount, scopes: [String], at date: Date) throws(TokenCacheError) -> AuthenticationResult? {
+        let wanted = Set(scopes.map { $0.lowercased() })
+        let realm = account.tenantID
+        guard let found = try accessTokens(homeAccountID: account.homeAccountID, realm: realm).first(where: { wanted.isSubset(of: $0.value.scopes) })
+        else { return nil }
+        let token = found.value
+        guard let expiresOn = token.expiresOn, expiresOn > date.addingTimeInterval(TokenCache.expirationMargin) else {
+            if (token.extendedExpiresOn ?? .distantPast) <= date { _ = try keychainCache.deleteItem(found.item) }
+            return nil
+        }
+        _ = try refreshTokenToRedeem(for: account, familyFirst: true)
+        guard let idToken = try idToken(homeAccountID: account.homeAccountID, realm: realm),
+              let record = try accountRecord(homeAccountID: account.homeAccountID, realm: realm)
+        else { return nil }
+        return AuthenticationResult(
+            accessToken: TokenSecret(token.secret), idToken: TokenSecret(idToken.value.secret),
+            scopes: (token.target ?? "").split(whereSeparator: \.isWhitespace).map(String.init),
+            expiresOn: expiresOn, account: record, tenantID: token.realm ?? record.tenantID, source: .cache)
+    }
+
+    /// `fetchCachedTokenAndCheckForFRTFirst`: the family's refresh token then the app's, or the
+    /// app's then the family's; the first found, and whether it is the family's.
+    func refreshTokenToRedeem(for account: CachedAccount, familyFirst: Bool) throws(TokenCacheError)
+        -> (CacheSnapshot.Entry<Credential>, isFamily: Bool)?
+    {
+        for family in familyFirst ? [true, false] : [false, true] {
+            let found = family ? try familyRefreshToken(for: account) : try refreshToken(for: account, familyID: nil)
+            if let found { return (found, isFamily: family) }
+        }
+        return nil
+    }
+
+    /// `familyRefreshTokenWithError`: the app metadata (`appMetadataWithError`) names the
+    /// family, ``TokenCache/defaultFamilyID`` without one; none when it says `""`.
+    func familyRefreshToken(for account: CachedAccount) throws(TokenCacheError) -> CacheSnapshot.Entry<Credential>? {
+        guard let family = family(from: try appMetadataItem(anyEnvironment: false)) else { return nil }
+        return try refreshToken(for: account, familyID: family)
     }
 }

@@ -19,75 +19,10 @@ extension TokenCache {
         let response = issuer.issue(
             to: user, clientID: clientID, familyID: configuration.familyID, environment: environment, scopes: scopes, at: now())
         switch configuration.sdk {
-        case .msal: try save(response)
-        case .adal: try saveLegacy(response, realm: LegacyResource.realm(forTenant: tenant))
+        case .msal: try defaultAccessor.saveTokens(response)
+        case .adal: try legacyAccessor.saveTokens(response, realm: LegacyResource.realm(forTenant: tenant), otherAccessor: defaultAccessor)
         }
         return result(of: response, source: .interactive)
-    }
-
-    /// Writes a token response in IdentityCore's order (`MSIDTokenResponseValidator`
-    /// `validateAndSaveTokenResponse`, `MSIDDefaultTokenCacheAccessor`
-    /// `saveTokensWithConfiguration`): this client's account metadata set `signed_in` (written
-    /// only when that changes it); access tokens of the account, client and realm whose scopes
-    /// intersect the new one's deleted; then the access token, the ID token, the family refresh
-    /// token (when the response names a family), the client's own refresh token WITHOUT
-    /// `family_id` ("Save a separate entry for MRRT"), the app metadata and the account, each
-    /// written whether or not it changed. The account is merged with its previous JSON
-    /// (`MSIDAccountCredentialCache saveAccount`).
-    ///
-    /// Its reads are the SDK's: the account metadata, the access tokens of the account, client
-    /// and realm (`{account, generic accesstoken-<cid>-<realm>, type 2001}`, filtered by
-    /// scope), `useSingleFRT` for a family response, and the previous account record.
-    func save(_ response: TokenResponse) throws(TokenCacheError) {
-        let account = response.account
-        try updateSignInState(of: account.homeAccountID, to: .signedIn)
-        let accessToken = response.accessTokenCredential
-        let home = CacheKey.normalized(account.homeAccountID)
-        let accessTokenLayout = accessToken.layout()
-        let intersecting = decoded(try items(matching: KeychainQuery(
-            group: accessGroup, account: accessTokenLayout.account, generic: accessTokenLayout.generic, type: accessTokenLayout.type)))
-        for entry in intersecting.credentials where entry.value.type == .accessToken {
-            let token = entry.value
-            guard CacheKey.normalized(token.homeAccountID) == home, CacheKey.normalized(token.environment) == environment,
-                CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID),
-                CacheKey.normalized(token.realm ?? "") == CacheKey.normalized(accessToken.realm ?? ""),
-                !token.scopes.isDisjoint(with: accessToken.scopes)
-            else { continue }
-            _ = try deleteItem(entry.item)
-        }
-        try store(CacheJSON.data(accessToken.fields), at: accessToken.layout())
-        let idToken = response.idTokenCredential
-        try store(CacheJSON.data(idToken.fields), at: idToken.layout())
-        try saveSSOState(response)
-    }
-
-    /// The default accessor's `saveSSOStateWithConfiguration`: the family refresh token (when the
-    /// response names a family), the client's own refresh token without `family_id`, the app
-    /// metadata and the merged account. ADAL's legacy accessor calls it too, after its own items.
-    func saveSSOState(_ response: TokenResponse) throws(TokenCacheError) {
-        let account = response.account
-        var refreshToken = response.refreshTokenCredential
-        if refreshToken.family != nil, try singleFRTEnabled() {
-            // Single-FRT mode: one FamilyRefreshToken (type 2008) and no per-client copy.
-            refreshToken.type = .familyRefreshToken
-            try store(CacheJSON.data(refreshToken.fields), at: refreshToken.layout(asFamilyToken: true))
-        } else {
-            if refreshToken.family != nil {
-                try store(CacheJSON.data(refreshToken.fields), at: refreshToken.layout(asFamilyToken: true))
-            }
-            refreshToken.familyID = nil
-            try store(CacheJSON.data(refreshToken.fields), at: refreshToken.layout())
-        }
-        let metadata = response.appMetadata
-        try store(CacheJSON.data(metadata.fields), at: metadata.layout)
-        let fields = account.fields(clientInfo: response.user.clientInfo)
-        // The previous JSON (`accountWithKey`: `{account, service <realm>, type}`) with the
-        // response's fields over it: fields it lacks survive.
-        let layout = account.layout
-        let previous = decoded(try items(matching: KeychainQuery(
-            group: accessGroup, account: layout.account, service: layout.service, type: layout.type)))
-        let merged = (previous.objects[layout.address] ?? [:]).merging(fields) { _, new in new }
-        try store(CacheJSON.data(merged), at: account.layout)
     }
 
     func result(of response: TokenResponse, source: TokenSource) -> AuthenticationResult {

@@ -1,7 +1,7 @@
 import Foundation
 import SharedKeychain
 
-extension TokenCache {
+extension LegacyTokenCacheAccessor {
     /// An ADAL app's token response, saved as ADAL saves it: IdentityCore's legacy accessor
     /// (`MSIDLegacyTokenCacheAccessor saveTokensWithConfiguration`, multi-resource response)
     /// with MSAL's default accessor as its other accessor (ADAL `ADALMSIDDataSourceWrapper`):
@@ -10,11 +10,11 @@ extension TokenCache {
     /// 2. the legacy refresh token, and when the response names a family a copy with client ID
     ///    `foci-<fid>` (`saveRefreshToken:`);
     /// 3. the default accessor's SSO state: MSAL-format refresh token(s), app metadata and
-    ///    account (``saveSSOState(_:)``). No MSAL access token, no ID token, and no account
+    ///    account (``DefaultTokenCacheAccessor/saveSSOState(_:)`` of `otherAccessor`). No MSAL access token, no ID token, and no account
     ///    metadata: ADAL keeps no sign-in state.
     ///
     /// Each item is written update-then-add with accessibility `afterFirstUnlockThisDeviceOnly`.
-    func saveLegacy(_ response: TokenResponse, realm: String) throws(TokenCacheError) {
+    func saveTokens(_ response: TokenResponse, realm: String, otherAccessor: DefaultTokenCacheAccessor) throws(TokenCacheError) {
         let userID = response.user.username
         let resource = LegacyResource.resource(forScopes: response.scopes)
         let accessToken = LegacyTokenCacheItem(
@@ -22,24 +22,24 @@ extension TokenCache {
             accessToken: response.accessToken, idToken: response.idToken, clientID: clientID, resource: resource,
             expiresOn: response.expiresOn, cachedAt: response.issuedAt, extendedExpiresOn: response.extendedExpiresOn,
             homeAccountID: response.user.homeAccountID)
-        try storeLegacy(accessToken, userID: userID)
+        try save(accessToken, userID: userID)
         var refreshToken = LegacyTokenCacheItem(
             authority: accessToken.authority, refreshToken: response.refreshToken, idToken: response.idToken,
             clientID: clientID, familyID: response.familyID, homeAccountID: response.user.homeAccountID)
-        try storeLegacy(refreshToken, userID: userID)
+        try save(refreshToken, userID: userID)
         if let family = response.familyID, !family.trimmingWhitespace.isEmpty {
             // "If it's an FRT, save it separately and update the clientId of the token item".
             refreshToken.clientID = LegacyResource.familyClientID(family)
-            try storeLegacy(refreshToken, userID: userID)
+            try save(refreshToken, userID: userID)
         }
-        try saveSSOState(response)
+        try otherAccessor.saveSSOState(response)
     }
 
     /// `MSIDLegacyTokenCacheAccessor saveToken:`: the item archived, at the key of its
     /// environment, realm, client, resource and user.
-    func storeLegacy(_ item: LegacyTokenCacheItem, userID: String) throws(TokenCacheError) {
+    func save(_ item: LegacyTokenCacheItem, userID: String) throws(TokenCacheError) {
         let key = LegacyTokenCacheKey(authority: item.authority, clientID: item.clientID, resource: item.resource, userID: userID)
-        try store(try item.archive(), at: key.layout)
+        try keychainCache.store(try item.archive(), at: key.layout)
     }
 }
 

@@ -1,29 +1,29 @@
 import Foundation
 import SharedKeychain
 
-extension TokenCache {
+extension LegacyTokenCacheAccessor {
     /// The legacy items `clearCacheForAccount` deletes for one client (MSAL's `removeAccount`,
     /// ADAL's `removeAllForUserId:clientId:`): the user's legacy items (one query `{account
     /// b64(UPN), generic}`) whose client ID is exactly `clientID`. The `foci-<fid>` copy is
     /// another client ID, so it survives.
-    func legacyRemovalTargets(userID: String?, clientID: String) throws(TokenCacheError) -> [LegacyEntry] {
+    func removalTargets(userID: String?, clientID: String) throws(TokenCacheError) -> [LegacyEntry] {
         guard let userID, !userID.trimmingWhitespace.isEmpty else { return [] }
         let client = CacheKey.normalized(clientID)
-        return try legacyItems(userID: userID).filter { CacheKey.normalized($0.value.clientID) == client }
+        return try items(userID: userID).filter { CacheKey.normalized($0.value.clientID) == client }
     }
 
     /// Deletes each target by its exact key, the user taken from its ID token
     /// (`removeTokenEnvironment:…userId:`), and writes the wipe record after each refresh token
     /// (the SDK counts a delete that found nothing as done, and records it all the same).
     /// Returns how many were deleted.
-    func deleteLegacy(_ targets: [LegacyEntry], userID: String) throws(TokenCacheError) -> Int {
+    func remove(_ targets: [LegacyEntry], userID: String) throws(TokenCacheError) -> Int {
         var deleted = 0
         for entry in targets {
             let token = entry.value
             let key = LegacyTokenCacheKey(authority: token.authority, clientID: token.clientID, resource: token.resource, userID: token.userID ?? userID)
             let query = KeychainQuery(group: accessGroup, account: key.account, service: key.service, generic: LegacyTokenCacheKey.generic)
-            deleted += try deleteAll(query)
-            if token.kind == .refreshToken { try writeWipeRecord() }
+            deleted += try keychainCache.deleteAll(query)
+            if token.kind == .refreshToken { try keychainCache.saveWipeInfo() }
         }
         return deleted
     }
@@ -31,17 +31,17 @@ extension TokenCache {
     /// The legacy part of a `wipeAccount` (`clearCacheForAccount` with no client, family or
     /// authority): one `SecItemDelete {account b64(UPN), generic}`, every client's legacy items
     /// of the user, `foci-*` copies included, then one wipe record. Returns how many went.
-    func wipeLegacy(userID: String?) throws(TokenCacheError) -> Int {
+    func wipe(userID: String?) throws(TokenCacheError) -> Int {
         guard let userID, !userID.trimmingWhitespace.isEmpty else { return 0 }
-        let deleted = try deleteAll(KeychainQuery(
+        let deleted = try keychainCache.deleteAll(KeychainQuery(
             group: accessGroup, account: LegacyTokenCacheKey.account(userID: userID), generic: LegacyTokenCacheKey.generic))
-        try writeWipeRecord()
+        try keychainCache.saveWipeInfo()
         return deleted
     }
 
     /// The UPN legacy items of `identifier` are kept under: the listed account's username (MSAL
     /// finds them through `displayableId`), or the identifier when it is one; nil otherwise.
-    func legacyUserID(_ identifier: String, in snapshot: CacheSnapshot) -> String? {
+    func userID(_ identifier: String, in snapshot: CacheSnapshot) -> String? {
         if let account = snapshot.account(named: identifier, environment: environment), !account.username.isEmpty { return account.username }
         return identifier.contains("@") ? identifier : nil
     }

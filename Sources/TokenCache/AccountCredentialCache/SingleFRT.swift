@@ -33,22 +33,22 @@ enum SingleFRTItem {
     }
 }
 
-extension TokenCache {
+extension AccountCredentialCache {
     /// `checkFRTEnabled`: one read of the group's `useSingleFRT` item, which the configuration's
     /// flight rewrites when it disagrees (`on` over a missing, unreadable or `false` item; `off`
     /// over a `true` or unreadable one). The SDK asks on every refresh-token lookup, every save
     /// of a family response and every account list.
-    func singleFRTEnabled() throws(TokenCacheError) -> Bool {
+    func checkFRTEnabled() throws(TokenCacheError) -> Bool {
         let layout = SingleFRTItem.layout
-        let found = try items(matching: KeychainQuery(group: accessGroup, account: layout.account, service: layout.service)).first
+        let found = try keychainCache.items(matching: KeychainQuery(group: accessGroup, account: layout.account, service: layout.service)).first
         let value = found.flatMap { SingleFRTItem.parse($0.data) }
         let readable = found == nil || value != nil
-        switch configuration.singleFRTFlight {
+        switch singleFRTFlight {
         case .on? where value != true:
-            try store(CacheJSON.data([SingleFRTItem.field: .bool(true)]), at: layout)
+            try keychainCache.store(CacheJSON.data([SingleFRTItem.field: .bool(true)]), at: layout)
             return true
         case .off? where value == true || !readable:
-            try store(CacheJSON.data([SingleFRTItem.field: .bool(false)]), at: layout)
+            try keychainCache.store(CacheJSON.data([SingleFRTItem.field: .bool(false)]), at: layout)
             return false
         default:
             return value == true

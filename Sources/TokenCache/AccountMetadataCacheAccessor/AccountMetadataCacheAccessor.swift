@@ -1,16 +1,23 @@
 import Foundation
 import SharedKeychain
 
-/// Reading and writing this client's account metadata as IdentityCore's
-/// `MSIDAccountMetadataCacheAccessor` does: always from the keychain, read-modify-write with no
-/// lock, and no write when nothing changed.
-extension TokenCache {
+/// This client's account metadata, read and written as IdentityCore's
+/// `cache/metadata/MSIDAccountMetadataCacheAccessor.m` does: always from the keychain,
+/// read-modify-write of the one item the whole client ID shares, with no lock, and no write
+/// when nothing changed. It holds each account's sign-in state for the client.
+struct AccountMetadataCacheAccessor: Sendable {
+    /// The keychain calls under it.
+    let keychainCache: KeychainTokenCache
+    /// The client whose item it reads and writes.
+    let clientID: String
+
     /// This client's account-metadata item as stored now (one `SecItemCopyMatching`), with the
     /// decoded value; nil when there is none.
     func readAccountMetadata() throws(TokenCacheError) -> CacheSnapshot.Entry<AccountMetadataItem>? {
         let layout = AccountMetadataItem.layout(clientID: clientID)
-        let found = try items(matching: KeychainQuery(group: accessGroup, account: layout.account, service: layout.service, type: layout.type))
-        return decoded(found).accountMetadata(clientID: clientID)
+        let found = try keychainCache.items(matching: KeychainQuery(
+            group: keychainCache.accessGroup, account: layout.account, service: layout.service, type: layout.type))
+        return keychainCache.decoded(found).accountMetadata(clientID: clientID)
     }
 
     /// This client's sign-in state for `homeAccountID` (`signInStateForHomeAccountId`, one read
@@ -29,7 +36,7 @@ extension TokenCache {
 
     /// The sign-in records of the emulator's earlier layout (`{type 4001}`): an emulator-only read.
     func earlierLayoutRecords() throws(TokenCacheError) -> CacheSnapshot {
-        decoded(try items(matching: KeychainQuery(group: accessGroup, type: ItemType.legacySignInState)))
+        keychainCache.decoded(try keychainCache.items(matching: KeychainQuery(group: keychainCache.accessGroup, type: ItemType.legacySignInState)))
     }
 
     /// `updateSignInStateForHomeAccountId`: reads the client's item, sets `state` for the
@@ -55,8 +62,8 @@ extension TokenCache {
         }
         metadata.setState(state, for: homeAccountID)
         if stored.map({ $0.value != metadata }) ?? true {
-            try store(metadata.encoded(), at: AccountMetadataItem.layout(clientID: clientID))
+            try keychainCache.store(metadata.encoded(), at: AccountMetadataItem.layout(clientID: clientID))
         }
-        for record in old { _ = try deleteItem(record.item) }
+        for record in old { _ = try keychainCache.deleteItem(record.item) }
     }
 }

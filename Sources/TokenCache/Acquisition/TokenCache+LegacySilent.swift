@@ -13,19 +13,19 @@ extension TokenCache {
     ///    MSAL's family refresh token (`tryFRT`), then the app's own; with no token of its own,
     ///    the family's of family `1`, as ADAL assumes.
     ///
-    /// A redeemed token's response is saved as ADAL saves it (``saveLegacy(_:realm:)``).
+    /// A redeemed token's response is saved as ADAL saves it (``LegacyTokenCacheAccessor/saveTokens(_:realm:otherAccessor:)``).
     /// Legacy keys are looked up under the account's tenant, then `common`.
     func acquireTokenSilentLegacy(account identifier: String, scopes: [String], forceRefresh: Bool) throws(TokenCacheError)
         -> AuthenticationResult
     {
         let account = try legacyUser(named: identifier)
         let resource = LegacyResource.resource(forScopes: scopes)
-        let realms = legacyRealms(for: account)
+        let realms = legacyAccessor.lookupRealms(for: account)
         let date = now()
         if !forceRefresh {
             for realm in realms {
                 let key = LegacyTokenCacheKey(environment: environment, realm: realm, clientID: clientID, resource: resource, userID: account.username)
-                guard let found = try legacyItem(at: key), found.value.kind == .accessToken, let token = found.value.accessToken,
+                guard let found = try legacyAccessor.token(at: key), found.value.kind == .accessToken, let token = found.value.accessToken,
                       let expiresOn = found.value.expiresOn, expiresOn > date.addingTimeInterval(Self.expirationMargin)
                 else { continue }
                 return AuthenticationResult(
@@ -33,20 +33,20 @@ extension TokenCache {
                     expiresOn: expiresOn, account: found.value.account ?? account, tenantID: account.tenantID, source: .cache)
             }
         }
-        let snapshot = decoded(try itemsOf(homeAccountID: account.homeAccountID))
+        let snapshot = try credentialCache.items(ofHomeAccountID: account.homeAccountID, environment: environment, clientID: clientID)
         let msalFormat = { (type: CredentialType, client: String) in
             snapshot.credential(at: ItemLayout.credential(
                 type, homeAccountID: account.homeAccountID, environment: self.environment, clientOrFamilyID: client, realm: nil, target: nil))
         }
         // tryMRRT: the legacy accessor, then its other accessor (MSAL's format).
-        let ownLegacy = try legacyRefreshToken(userID: account.username, clientID: clientID, realms: realms)
-        let own = ownLegacy.map { credential(from: $0, account: account) } ?? msalFormat(.refreshToken, clientID)
+        let ownLegacy = try legacyAccessor.refreshToken(userID: account.username, clientID: clientID, realms: realms)
+        let own = ownLegacy.map { legacyAccessor.credential(from: $0, account: account) } ?? msalFormat(.refreshToken, clientID)
         let ownFamily = ownLegacy?.value.familyID ?? own?.value.family
         // tryFRT: the family the app's token names, or "1".
         let family = ownFamily ?? Self.defaultFamilyID
         let familyToken: CacheSnapshot.Entry<Credential>?
-        if let copy = try legacyRefreshToken(userID: account.username, clientID: LegacyResource.familyClientID(family), realms: realms) {
-            familyToken = credential(from: copy, account: account)
+        if let copy = try legacyAccessor.refreshToken(userID: account.username, clientID: LegacyResource.familyClientID(family), realms: realms) {
+            familyToken = legacyAccessor.credential(from: copy, account: account)
         } else {
             familyToken = msalFormat(.refreshToken, family)
         }
@@ -66,21 +66,21 @@ extension TokenCache {
             let legacyAuthority = LegacyTokenCacheKey.isLegacy(entry.item)
                 ? LegacyTokenCacheKey.components(ofService: entry.item.service)?.authority : nil
             let realm = legacyAuthority.map(LegacyTokenCacheItem.realm(ofAuthority:)) ?? ""
-            try saveLegacy(response, realm: realm.isEmpty ? "common" : realm)
+            try legacyAccessor.saveTokens(response, realm: realm.isEmpty ? "common" : realm, otherAccessor: defaultAccessor)
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
         }
         let reason = refusals.isEmpty
             ? "no ADAL refresh token of client \(clientID) or family \(family) (foci-\(family)) for \(DisplayText(account.username))"
             : "the refresh tokens for \(DisplayText(account.username)) were refused: \(refusals.joined(separator: "; "))"
-        throw .interactionRequired(reason: reason, lastWipe: try? wipeInfo())
+        throw .interactionRequired(reason: reason, lastWipe: try? keychainCache.wipeInfo())
     }
 
     /// The user an ADAL call names (ADAL identifies users by their UPN): from the account records
     /// MSAL's format keeps, else from the legacy items' ID tokens, else a UPN on its own.
     func legacyUser(named identifier: String) throws(TokenCacheError) -> CachedAccount {
-        let accounts = decoded(try items(ofTypes: Array(ItemType.accounts)))
+        let accounts = try credentialCache.entries(ofTypes: Array(ItemType.accounts))
         if let account = accounts.account(named: identifier, environment: environment) { return account }
-        if let account = try legacyItems(userID: identifier.contains("@") ? identifier : nil).compactMap(\.value.account)
+        if let account = try legacyAccessor.items(userID: identifier.contains("@") ? identifier : nil).compactMap(\.value.account)
             .first(where: { $0.isNamed(identifier) }) {
             return account
         }

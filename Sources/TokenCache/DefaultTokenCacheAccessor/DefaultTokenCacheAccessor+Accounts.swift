@@ -1,0 +1,89 @@
+import Foundation
+import SharedKeychain
+
+extension DefaultTokenCacheAccessor {
+    /// ``TokenCache/accounts()``.
+    func accounts() throws(TokenCacheError) -> [CachedAccount] {
+        if sdk == .adal {
+            return try otherAccessor.accounts(clientID: clientID, familyID: familyID)
+        }
+        // MSALAccountsProvider allAccounts: the family from appMetadataItem.
+        let family = family(from: try appMetadataItem(anyEnvironment: true)).map(CacheKey.normalized)
+        let records = try credentialCache.entries(matching: KeychainQuery(group: accessGroup, type: AuthorityType.msSTS.itemType))
+            .accounts.map(\.value)
+        // homeAccountIdsFromRTsWithAuthority: in single-FRT mode the family tokens are their own
+        // type (2008), read first.
+        let refreshTypes = try credentialCache.checkFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
+        var tokens: [Credential] = []
+        for type in refreshTypes {
+            tokens += try credentialCache.entries(matching: KeychainQuery(group: accessGroup, type: type.itemType)).credentials.map(\.value)
+        }
+        // idTokensWithAuthority: read for their claims, which the emulator's accounts do not carry.
+        _ = try keychainCache.items(matching: KeychainQuery(group: accessGroup, type: CredentialType.idToken.itemType))
+        let client = CacheKey.normalized(clientID)
+        var withToken = Set<String>()
+        for token in tokens where token.type.isRefreshToken {
+            let isOwn = CacheKey.normalized(token.clientID) == client
+            let isFamily = family != nil && token.family.map(CacheKey.normalized) == family
+            if isOwn || isFamily { withToken.insert(CacheKey.normalized(token.homeAccountID)) }
+        }
+        var earlierLayout: CacheSnapshot?
+        var chosen: [String: CachedAccount] = [:]
+        var order: [String] = []
+        for account in records {
+            let home = CacheKey.normalized(account.homeAccountID)
+            switch try accountMetadata.signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) {
+            case .signedOut?: continue
+            case .signedIn?: break
+            default: guard withToken.contains(home) else { continue }
+            }
+            if let kept = chosen[home] {
+                if !kept.isHomeTenantRecord, account.isHomeTenantRecord { chosen[home] = account }
+            } else {
+                chosen[home] = account
+                order.append(home)
+            }
+        }
+        if order.isEmpty { _ = try? keychainCache.wipeInfo() }
+        var listed = order.compactMap { chosen[$0] }
+        for account in try otherAccessor.accounts(clientID: clientID, familyID: family) {
+            let home = CacheKey.normalized(account.homeAccountID)
+            guard chosen[home] == nil, try accountMetadata.signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) != .signedOut
+            else { continue }
+            chosen[home] = account
+            listed.append(account)
+        }
+        return listed
+    }
+
+    /// ``TokenCache/knows(account:)``.
+    func knows(account identifier: String) throws(TokenCacheError) -> Bool {
+        let snapshot = try credentialCache.entries(ofTypes: Array(ItemType.accounts))
+        return snapshot.account(named: identifier, environment: environment) != nil
+    }
+
+    /// ``TokenCache/accountStates()``.
+    func accountStates() throws(TokenCacheError) -> [AccountState] {
+        let refreshTypes = try credentialCache.checkFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
+        let types = Array(ItemType.accounts) + refreshTypes.map(\.itemType) + [ItemType.appMetadata, ItemType.legacySignInState]
+        let snapshot = try credentialCache.entries(ofTypes: types)
+        let metadata = try accountMetadata.readAccountMetadata()?.value
+        let family = family(from: snapshot.anyAppMetadata(clientID: clientID)).map(CacheKey.normalized)
+        let client = CacheKey.normalized(clientID)
+        var withToken = Set<String>()
+        for entry in snapshot.credentials where entry.value.type.isRefreshToken {
+            let token = entry.value
+            if CacheKey.normalized(token.clientID) == client || (family != nil && token.family.map(CacheKey.normalized) == family) {
+                withToken.insert(CacheKey.normalized(token.homeAccountID))
+            }
+        }
+        var seen = Set<String>()
+        return snapshot.accounts.map(\.value).compactMap { account in
+            let home = CacheKey.normalized(account.homeAccountID)
+            guard seen.insert(home).inserted else { return nil }
+            return AccountState(
+                username: account.username, homeAccountID: account.homeAccountID, hasRefreshToken: withToken.contains(home),
+                signInState: snapshot.signInState(clientID: clientID, homeAccountID: account.homeAccountID, metadata: metadata))
+        }
+    }
+}
