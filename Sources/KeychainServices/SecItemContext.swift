@@ -152,7 +152,7 @@ public enum SecItemConfigurationError: Error, Sendable, Equatable, CustomStringC
         case .badKeyring(let name):
             "SHARED_KEYCHAIN_KEYRING is '\(name)': use private, user or memory"
         case .notInstalled(let bundleID, let directory):
-            "\(bundleID) is not installed on the device at \(directory): install it (`shared-keychain device install`), or set SHARED_KEYCHAIN_TEAM (and SHARED_KEYCHAIN_ENTITLEMENTS) to run it as an ad-hoc app"
+            "\(bundleID) is not installed on the device at \(directory): \(Remedy.installApp), or set SHARED_KEYCHAIN_TEAM (and SHARED_KEYCHAIN_ENTITLEMENTS) to run it as an ad-hoc app"
         case .teamMismatch(let bundleID, let installed, let given):
             "\(bundleID) is installed with team \(installed), but SHARED_KEYCHAIN_TEAM says \(given): unset it, or fix it"
         case .badIdentity(let reason):

@@ -150,7 +150,7 @@ struct TokenAccountsCommand: ReportingCommand {
             return
         }
         let rows = accounts.map { [$0.username, $0.homeAccountID, $0.environment, $0.authorityType.rawValue] }
-        Output.standardOutput.write(Table(header: ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY"], rows: rows).rendered)
+        Output.standardOutput.write(TextTable(header: ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY"], rows: rows).rendered)
         Output.standardOutput.write("\(accounts.count.counted("account"))\n")
     }
 }
