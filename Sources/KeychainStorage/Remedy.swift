@@ -1,7 +1,7 @@
 /// What a person can do about a failure, named as data: a library message says it in terms
 /// true for any caller, and a front end with its own commands says it in those
 /// (``FrontEndWording``). Each case is worded to fit where the messages put it.
-public enum Remedy: Sendable, Hashable, CustomStringConvertible {
+public enum Remedy: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// A locked keyring collection: unlock it (a private keyring is unlocked when it starts).
     case unlockKeyring
     /// No Secret Service on the bus: start one.

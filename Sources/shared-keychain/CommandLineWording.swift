@@ -15,9 +15,9 @@ enum CommandLineWording {
     /// The command line's wording of `value`, or nil where the library's is the command line's too.
     @Sendable static func words(for value: any Sendable) -> String? {
         switch value {
-        case let remedy as Remedy: words(for: remedy)
+        case let remedy as Remedy: phrase(for: remedy)
         case let setting as LoadConfiguration.Setting: flag(of: setting)
-        case let error as StorageError: words(for: error)
+        case let error as StorageError: message(for: error)
         case let holder as LockHolder where holder.state == .running:
             "process \(holder.pid) (\(holder.command)), which is still running: it may be hung or busy; retry, end it (`kill \(holder.pid)`), or wait longer with --timeout"
         case DeviceError.suiteFailsCheck(let manifest, let errors, let first):
@@ -27,7 +27,7 @@ enum CommandLineWording {
         }
     }
 
-    private static func words(for remedy: Remedy) -> String {
+    private static func phrase(for remedy: Remedy) -> String {
         switch remedy {
         case .unlockKeyring: "unlock it (for the private keyring: `shared-keychain keyring start`)"
         case .startSecretService: "start one with `shared-keychain keyring start`"
@@ -57,7 +57,7 @@ enum CommandLineWording {
         }
     }
 
-    private static func words(for error: StorageError) -> String? {
+    private static func message(for error: StorageError) -> String? {
         switch error {
         case .deviceLocked(.untilFirstUnlock):
             "the device has not been unlocked since it booted: afterFirstUnlock items are out of reach until it is (`shared-keychain device unlock`)"
