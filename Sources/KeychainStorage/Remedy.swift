@@ -12,6 +12,8 @@ public enum Remedy: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case restartKeyringAndProcess
     /// The private keyring's bus does not answer: stop the keyring and start it again.
     case restartKeyring
+    /// The private keyring's daemon does not answer (stopped or hung): stop the keyring, start it.
+    case restartHungKeyring
     /// A group's lock file is not a regular file: remove it; a new one is made.
     case removeLockFile
     /// The device's lock state file is unreadable: write a fresh one by unlocking or locking.
@@ -46,6 +48,7 @@ public enum Remedy: Sendable, Hashable, CaseIterable, CustomStringConvertible {
         case .startPrivateKeyring: "start a private keyring"
         case .restartKeyringAndProcess: "start the keyring again, then restart this process"
         case .restartKeyring: "stop the private keyring, then start it again"
+        case .restartHungKeyring: "stop the private keyring, then start it"
         case .removeLockFile: "remove it (the store creates a new one; no item is lost)"
         case .setLockState: "unlock (or lock) the device"
         case .setAuthenticationAnswer: "set the device's authentication answer"

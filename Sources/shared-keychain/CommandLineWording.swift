@@ -34,6 +34,7 @@ enum CommandLineWording {
         case .startPrivateKeyring: "start a private keyring with `shared-keychain keyring start`"
         case .restartKeyringAndProcess: "run `shared-keychain keyring start`, then restart this process"
         case .restartKeyring: "run `shared-keychain keyring stop` then `shared-keychain keyring start`"
+        case .restartHungKeyring: "`shared-keychain keyring stop` then `keyring start`"
         case .removeLockFile: "remove it (shared-keychain creates a new one; no item is lost)"
         case .setLockState: "run `shared-keychain device unlock` (or `device lock`)"
         case .setAuthenticationAnswer: "run `shared-keychain device authentication allow`"
