@@ -203,16 +203,22 @@ public enum DeviceError: Error, Sendable, Equatable, CustomStringConvertible, St
     /// The private keyring's daemon could not be signalled.
     case signalFailed(pid: Int32, signal: Int32, reason: String)
 
+    /// The message, in the front end's words when it has its own (``FrontEndWording``).
     public var description: String {
+        FrontEndWording.words(for: self, neutral: neutralDescription)
+    }
+
+    /// The message in terms true for any caller of the library.
+    public var neutralDescription: String {
         switch self {
         case .unreadable(let path, let reason):
             "cannot use the device's file \(path): \(reason)"
         case .suiteFailsCheck(let manifest, let errors, let first):
-            "\(manifest) fails `suite check` with \(errors.counted("error")) (first: \(first)); nothing was installed"
+            "\(manifest) fails the suite's check with \(errors.counted("error")) (first: \(first)); nothing was installed"
         case .notInstalled(let bundleID, let installed):
-            "\(bundleID) is not installed on this device; installed: \(installed.isEmpty ? "none" : installed.joined(separator: ", ")). Install it with `shared-keychain device install --suite DIR`"
+            "\(bundleID) is not installed on this device; installed: \(installed.isEmpty ? "none" : installed.joined(separator: ", ")). \(Remedy.installFromSuite)"
         case .identityMismatch(let bundleID, let installed, let declared):
-            "\(bundleID) is installed with access groups \(installed.joined(separator: ", ")); an installed app's identity is fixed at install time and cannot be re-declared as \(declared.joined(separator: ", ")). Drop --team/--entitlements, or reinstall the app"
+            "\(bundleID) is installed with access groups \(installed.joined(separator: ", ")); an installed app's identity is fixed at install time and cannot be re-declared as \(declared.joined(separator: ", ")). \(Remedy.dropDeclaredIdentity)"
         case .suite(let error): error.description
         case .accessGroup(let error): error.description
         case .entitlements(let error): error.description
@@ -281,7 +287,7 @@ extension Device {
     /// queries `msauthv2`, declares its `msauth.<bundle id>` URL scheme (REFERENCE 6) and its
     /// manifest does not say `broker: false`.
     public func brokerUnavailable(for app: InstalledApp?) throws(DeviceError) -> String? {
-        guard try self.app(Self.brokerBundleID) != nil else { return "the broker is not installed (`shared-keychain device install-broker`)" }
+        guard try self.app(Self.brokerBundleID) != nil else { return "the broker is not installed (\(Remedy.installBroker))" }
         guard let app else { return "only an installed app can call the broker (the device must know who calls)" }
         var missing: [String] = []
         if !app.queriedSchemes.contains("msauthv2") { missing.append("msauthv2 in LSApplicationQueriesSchemes") }

@@ -14,7 +14,7 @@ extension Device {
     private var authenticationFile: DeviceStateFile<AuthenticationState> {
         DeviceStateFile(
             url: directory.appendingPathComponent("authentication.json"), kind: "an authentication answer",
-            repair: "run `shared-keychain device authentication allow`", absent: AuthenticationState(decision: .allow))
+            repair: .setAuthenticationAnswer, absent: AuthenticationState(decision: .allow))
     }
 
     /// The answer now. A file that is not one is an error naming it, never taken for an answer.

@@ -12,7 +12,7 @@ extension Device {
     private var lockStateFile: DeviceStateFile<DeviceLockState> {
         DeviceStateFile(
             url: directory.appendingPathComponent("lock.json"), kind: "a lock state",
-            repair: "run `shared-keychain device unlock` (or `device lock`)", absent: .unlocked)
+            repair: .setLockState, absent: .unlocked)
     }
 
     /// The lock state now. A file that is not a lock state is an error naming it, never taken

@@ -10,8 +10,8 @@ struct DeviceStateFile<Value: Codable & Sendable>: Sendable {
     let url: URL
     /// What the file holds, with its article: `a lock state`.
     let kind: String
-    /// How to write a fresh one: `run \`shared-keychain device unlock\``.
-    let repair: String
+    /// How to write a fresh one (unlock the device).
+    let repair: Remedy
     /// The state of a device without the file.
     let absent: Value
 

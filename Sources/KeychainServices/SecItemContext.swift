@@ -150,7 +150,7 @@ public enum SecItemConfigurationError: Error, Sendable, Equatable, CustomStringC
         case .badKeyring(let name):
             "SHARED_KEYCHAIN_KEYRING is '\(name)': use private, user or memory"
         case .notInstalled(let bundleID, let directory):
-            "\(bundleID) is not installed on the device at \(directory): install it (`shared-keychain device install`), or set SHARED_KEYCHAIN_TEAM (and SHARED_KEYCHAIN_ENTITLEMENTS) to run it as an ad-hoc app"
+            "\(bundleID) is not installed on the device at \(directory): \(Remedy.installApp), or set SHARED_KEYCHAIN_TEAM (and SHARED_KEYCHAIN_ENTITLEMENTS) to run it as an ad-hoc app"
         case .identityMismatch(let bundleID, let installed, let declared):
             "\(bundleID) is installed with access groups \(installed.joined(separator: ", ")), but SHARED_KEYCHAIN_TEAM and SHARED_KEYCHAIN_ENTITLEMENTS declare \(declared.joined(separator: ", ")): an installed app's identity is fixed at install time; unset them, or fix them"
         case .badIdentity(let error):

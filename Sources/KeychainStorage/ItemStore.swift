@@ -89,26 +89,33 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Any other failure of the underlying library, with its error domain, code and message.
     case backend(domain: String, code: Int, message: String)
 
+    /// The message: neutral for any caller of the library, unless the process's front end
+    /// words it its own way (``FrontEndWording``).
     public var description: String {
+        FrontEndWording.words(for: self, neutral: neutralDescription)
+    }
+
+    /// The message in terms true for any caller: what to do is said, not which command does it.
+    public var neutralDescription: String {
         switch self {
         case .duplicateItem(let key):
             "an item with \(key) already exists"
         case .versionConflict(let key, let expected, let found):
             "the item with \(key) is at version \(found), not \(expected): it changed since it was read; read it again and retry"
         case .locked(let collection):
-            "the keyring collection '\(DisplayText(collection))' is locked and no prompt is allowed; unlock it (for the private keyring: `shared-keychain keyring start`)"
+            "the keyring collection '\(DisplayText(collection))' is locked and no prompt is allowed; \(Remedy.unlockKeyring)"
         case .deviceLocked(let protection):
             protection == .untilFirstUnlock
-                ? "the device has not been unlocked since it booted: afterFirstUnlock items are out of reach until it is (`shared-keychain device unlock`)"
-                : "the device is locked: whenUnlocked and whenPasscodeSet items are out of reach until it is unlocked (`shared-keychain device unlock`)"
+                ? "the device has not been unlocked since it booted: afterFirstUnlock items are out of reach until it is unlocked"
+                : "the device is locked: whenUnlocked and whenPasscodeSet items are out of reach until it is unlocked"
         case .unavailable(let message):
             message
         case .timedOut(let operation, let seconds):
-            "the Secret Service did not answer '\(DisplayText(operation))' within \(seconds) s; is the daemon hung? (raise the limit with --timeout)"
+            "the Secret Service did not answer '\(DisplayText(operation))' within \(seconds) s; is the daemon hung? (raise the store's timeout)"
         case .lockTimedOut(let group, let lockFile, let seconds, let holder):
             "access group '\(DisplayText(group))' stayed locked for \(seconds) s: its lock file \(lockFile) is held by "
                 + (holder.map(String.init(describing:))
-                    ?? "a process the system does not name (see `cat /proc/locks`); retry, or wait longer with --timeout")
+                    ?? "a process the system does not name (see `cat /proc/locks`); retry, or wait longer (a longer timeout)")
         case .corruptItem(let location, let reason):
             "the stored item at \(location) cannot be read: \(reason)"
         case .refused(_, let message):

@@ -24,14 +24,20 @@ public struct LockHolder: Sendable, Equatable, CustomStringConvertible {
         self.state = state
     }
 
-    /// "process 123 (shared-keychain), which is stopped: ..." with what to do about it.
+    /// "process 123 (shared-keychain), which is stopped: ..." with what to do about it, in the
+    /// front end's words when it has its own (``FrontEndWording``).
     public var description: String {
+        FrontEndWording.words(for: self, neutral: neutralDescription)
+    }
+
+    /// The description in terms true for any caller of the library.
+    public var neutralDescription: String {
         let named = "process \(pid) (\(command))"
         switch state {
         case .stopped:
             return "\(named), which is stopped: continue it (`kill -CONT \(pid)`) or end it (`kill \(pid)`), then retry"
         case .running:
-            return "\(named), which is still running: it may be hung or busy; retry, end it (`kill \(pid)`), or wait longer with --timeout"
+            return "\(named), which is still running: it may be hung or busy; retry, end it (`kill \(pid)`), or wait longer (a longer timeout)"
         case .exiting:
             return "\(named), which is exiting: retry"
         }

@@ -105,39 +105,39 @@ public struct LoadConfiguration: Sendable, Codable, Hashable {
         public static let rate: ClosedRange<Double> = 0.1...100_000
     }
 
-    /// Checks every setting against ``Limits``; the error names the option and its range.
+    /// Checks every setting against ``Limits``; the error names the ``Setting`` and its range.
     public func validate() throws(LoadError) {
         do {
-            try InputValidation.check(apps, "--apps", in: Limits.apps)
-            try InputValidation.check(itemsPerApp, "--items", in: Limits.itemsPerApp)
-            try InputValidation.check(valueSize, "--value-size", in: Limits.valueSize, unit: "bytes")
-            try InputValidation.check(duration, "--duration", in: Limits.duration, unit: "seconds")
-            if let operations { try InputValidation.check(operations, "--operations", in: Limits.operations) }
-            try InputValidation.check(warmup, "--warmup", in: Limits.warmup, unit: "seconds")
-            try InputValidation.check(prefillAccounts, "--prefill-accounts", in: Limits.prefillAccounts)
-            if let rate { try InputValidation.check(rate, "--rate", in: Limits.rate, unit: "operations per second") }
+            try InputValidation.check(apps, Setting.apps.description, in: Limits.apps)
+            try InputValidation.check(itemsPerApp, Setting.itemsPerApp.description, in: Limits.itemsPerApp)
+            try InputValidation.check(valueSize, Setting.valueSize.description, in: Limits.valueSize, unit: "bytes")
+            try InputValidation.check(duration, Setting.duration.description, in: Limits.duration, unit: "seconds")
+            if let operations { try InputValidation.check(operations, Setting.operations.description, in: Limits.operations) }
+            try InputValidation.check(warmup, Setting.warmup.description, in: Limits.warmup, unit: "seconds")
+            try InputValidation.check(prefillAccounts, Setting.prefillAccounts.description, in: Limits.prefillAccounts)
+            if let rate { try InputValidation.check(rate, Setting.rate.description, in: Limits.rate, unit: "operations per second") }
         } catch {
             throw .invalidConfiguration(error.message)
         }
         let total = apps * itemsPerApp * valueSize
         guard total <= Limits.totalBytes else {
             throw .invalidConfiguration(
-                "--apps x --items x --value-size is \(total) bytes; the limit is \(Limits.totalBytes) (256 MiB): fewer items or smaller values")
+                "\(Setting.apps) x \(Setting.itemsPerApp) x \(Setting.valueSize) is \(total) bytes; the limit is \(Limits.totalBytes) (256 MiB): fewer items or smaller values")
         }
-        guard duration > 0 || operations != nil else { throw .invalidConfiguration("give a positive --duration or --operations") }
+        guard duration > 0 || operations != nil else { throw .invalidConfiguration("give a positive \(Setting.duration) or \(Setting.operations)") }
         if let stray = mix.percentages.keys.sorted().first(where: { !workload.operations.contains($0) }) {
             throw .invalidMix(
                 "'\(stray.rawValue)' is not an operation of the \(workload.rawValue) workload; use \(workload.operations.map(\.rawValue).joined(separator: ", "))")
         }
         if prefillAccounts > 0, workload != .token {
-            throw .invalidConfiguration("--prefill-accounts needs --workload token")
+            throw .invalidConfiguration("\(Setting.prefillAccounts) needs \(Setting.workload) token")
         }
         do { _ = try TeamIdentifier(team) } catch { throw .invalidConfiguration(error.description) }
         let shared: AccessGroup
-        do { shared = try AccessGroup(group) } catch { throw .invalidConfiguration("--group: \(error.description)") }
+        do { shared = try AccessGroup(group) } catch { throw .invalidConfiguration("\(Setting.group): \(error.description)") }
         guard shared.teamID.rawValue == team else {
             throw .invalidConfiguration(
-                "--group \(group) belongs to team \(shared.teamID.rawValue), not to --team \(team): the simulated apps must be of the group's team (leave out --team)")
+                "\(Setting.group) \(group) belongs to team \(shared.teamID.rawValue), not to \(Setting.team) \(team): the simulated apps must be of the group's team (leave out \(Setting.team))")
         }
     }
 
@@ -190,17 +190,17 @@ public enum LoadError: Error, Sendable, Equatable, CustomStringConvertible, Stat
     case invalidMix(String)
     case invalidConfiguration(String)
     case workerFailed(app: Int, reason: String)
-    /// The named group holds items the run did not write, and `--allow-existing-data` was not given.
+    /// The named group holds items the run did not write, and ``LoadConfiguration/allowExistingData`` was not set.
     case groupHoldsData(group: String, items: Int)
 
     public var description: String {
         switch self {
-        case .invalidMix(let reason): "invalid --mix: \(reason)"
+        case .invalidMix(let reason): "invalid \(LoadConfiguration.Setting.mix): \(reason)"
         case .invalidConfiguration(let reason): reason
         case .workerFailed(let app, let reason): "simulated app \(app) failed: \(reason)"
         case .groupHoldsData(let group, let items):
             "group \(group) holds \(items.counted("item")) that load did not write, and load deletes what it finds (wipes, "
-                + "and its clean-up): leave out --group to run in a group of load's own, or add --allow-existing-data to run "
+                + "and its clean-up): leave out \(LoadConfiguration.Setting.group) to run in a group of load's own, or add \(LoadConfiguration.Setting.allowExistingData) to run "
                 + "against them (deletes then obey the group's mitigation policy and are journaled where it audits). Nothing was deleted."
         }
     }

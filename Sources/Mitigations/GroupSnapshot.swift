@@ -37,7 +37,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         do { try Keychain.authorizeData(of: items, from: store) } catch {
             throw .authentication(
                 error.status,
-                "\(error.message); a snapshot holds every item's data, so nothing was taken (`device authentication allow` lets it through)")
+                "\(error.message); a snapshot holds every item's data, so nothing was taken \(Remedy.allowAuthentication)")
         }
         return GroupSnapshot(group: group, takenAt: date, items: items)
     }

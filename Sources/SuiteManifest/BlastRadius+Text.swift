@@ -1,6 +1,6 @@
 import SharedKeychain
 
-extension BlastRadius {
+extension BlastRadius: TextReport {
     /// The report for a terminal: the matrix (rows: the app making the call, columns: the app
     /// whose sign-in goes, by number; cells: the calls' letters), the legend, then per call why
     /// it reaches a sign-in and which app it lets reach which others.

@@ -113,7 +113,7 @@ public enum ExampleSuite {
         }
         return """
             # A suite of iOS apps sharing Microsoft sign-in (MSAL/ADAL) through one keychain group.
-            # Written by `shared-keychain suite init`; check it with `shared-keychain suite check --suite <dir>`.
+            # \(Remedy.checkWrittenSuite)
             #
             # All apps of a suite use ONE client ID and each its OWN redirect URI; all are signed by
             # one team and list the keychain sharing group in their entitlements. Plist paths are
@@ -172,7 +172,7 @@ public enum ExampleSuiteError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch self {
         case .wouldOverwrite(let directory, let files):
-            "refusing to overwrite \(files.joined(separator: ", ")) in \(directory): nothing was written; use --force to replace them"
+            "refusing to overwrite \(files.joined(separator: ", ")) in \(directory): nothing was written; \(Remedy.overwriteSuite)"
         case .notADirectory(let path):
             "'\(path)' exists and is not a directory"
         case .writeFailed(let file, let reason):

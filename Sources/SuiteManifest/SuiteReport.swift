@@ -79,7 +79,7 @@ extension SuiteReport: Encodable {
     }
 }
 
-extension SuiteReport {
+extension SuiteReport: TextReport {
     /// The report for people: each app with its findings (or `ok`), then suite-wide findings,
     /// then the summary line.
     public var text: String {
@@ -170,10 +170,16 @@ public struct SuiteCheckFailure: Error, Sendable, Hashable, StatusReporting {
     /// errSecParam: the configuration is at fault; the CLI exits with its code.
     public var status: KeychainStatus { .param }
 
-    /// `suite check of <manifest> found N errors`.
+    /// `suite check of <manifest> found N errors`, in the front end's words when it has its own
+    /// (``FrontEndWording``: it names its strict mode).
     public var message: String {
+        FrontEndWording.words(for: self, neutral: message(strictMode: "strict"))
+    }
+
+    /// The message with the strict mode called `strictMode`.
+    public func message(strictMode: String) -> String {
         let counts = strict
-            ? "\(errorCount.counted("error")) and \(warningCount.counted("warning")) (--strict)"
+            ? "\(errorCount.counted("error")) and \(warningCount.counted("warning")) (\(strictMode))"
             : errorCount.counted("error")
         return "suite check of \(DisplayText(manifest)) found \(counts)"
     }

@@ -56,7 +56,7 @@ struct DeviceAppsCommand: ReportingCommand {
         let rows = apps.map { app in
             [app.bundleID, app.identity.teamID.rawValue, app.clientID, app.identity.accessGroupNames.joined(separator: ",")]
         }
-        Output.standardOutput.write(Table(header: ["APP", "TEAM", "CLIENT ID", "ACCESS GROUPS"], rows: rows).rendered)
+        Output.standardOutput.write(TextTable(header: ["APP", "TEAM", "CLIENT ID", "ACCESS GROUPS"], rows: rows).rendered)
         Output.standardOutput.write("\(apps.count.counted("app")) installed\n")
     }
 }

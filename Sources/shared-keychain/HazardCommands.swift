@@ -104,97 +104,14 @@ struct HazardRunCommand: ReportingCommand {
         let before = try global.device.lockState()
         defer { if hazard.needsDevice { try? device.setLock(before) } }
         let comparison = HazardComparison(hazard: hazard, runs: try variants.map { try hazard.run($0, on: store, device: device) })
-        if global.json {
-            if comparison.runs.count == 1, let report = comparison.runs.first { Output.printJSON(report) } else { Output.printJSON(comparison) }
-            return
-        }
-        var text: String
         if comparison.runs.count == 1, let only = comparison.runs.first {
-            text = HazardReportText.header(hazard, store: only.store) + "\n" + HazardReportText.body(only)
+            Output.print(only, json: global.json)
         } else {
-            text = HazardReportText.comparison(comparison)
+            Output.print(comparison, json: global.json)
         }
-        if !whatIf, !unmitigated, !hazard.mitigations(.whatIf).isEmpty {
-            text += "\n--what-if adds: \(hazard.mitigations(.whatIf).map(\.name).joined(separator: "; ")) [\(MitigationScope.whatIf.label)]\n"
+        if !global.json, !whatIf, !unmitigated, !hazard.mitigations(.whatIf).isEmpty {
+            Output.standardOutput.write(
+                "\n--what-if adds: \(hazard.mitigations(.whatIf).map(\.name).joined(separator: "; ")) [\(MitigationScope.whatIf.label)]\n")
         }
-        Output.standardOutput.write(text)
-    }
-}
-
-/// Hazard reports as text: what a device shows, then what only the emulator shows (losses by
-/// provenance, audit trail), the result and the limits; side by side for several runs. Reports
-/// hold no secrets, so neither does this. Their sentences may quote what the group's items say,
-/// so each is escaped (``DisplayText``).
-enum HazardReportText {
-    static func header(_ hazard: Hazard, store: String) -> String {
-        "hazard \(hazard.rawValue): \(hazard.summary)\nstore: \(store)\n"
-    }
-
-    static func title(_ variant: HazardVariant) -> String {
-        switch variant {
-        case .unmitigated: "UNMITIGATED (Keychain Services and MSAL as they ship)"
-        case .deployable: "DEPLOYABLE FIX"
-        case .whatIf: "WHAT-IF"
-        }
-    }
-
-    static func body(_ report: HazardReport) -> String {
-        var text = title(report.variant) + "\n"
-        for mitigation in report.mitigations {
-            text += "  mitigation: \(mitigation.name) [\(mitigation.label)]\n"
-        }
-        text += "  group\(report.groups.count == 1 ? "" : "s"): \(DisplayText(report.groups.joined(separator: ", ")))\n"
-        text += "  what a device shows:\n"
-        for (index, step) in report.deviceView.enumerated() {
-            text += "    \(index + 1). \(DisplayText(step, limit: .max))\n"
-        }
-        let emulator = report.emulatorView
-        text += "  what only the emulator shows (\(emulator.label)):\n"
-        for line in emulator.lines {
-            text += "    - \(DisplayText(line, limit: .max))\n"
-        }
-        if emulator.losses.isEmpty {
-            text += "    lost (by the emulator's provenance): nothing\n"
-        } else {
-            text += "    lost (by the emulator's provenance):\n"
-            let rows = emulator.losses.map { [$0.app, "\($0.lost) \($0.lost == 1 && $0.unit.hasSuffix("s") ? String($0.unit.dropLast()) : $0.unit)", $0.causedBy.joined(separator: ", ")] }
-            text += indent(Table(header: ["APP", "LOST", "CAUSED BY"], rows: rows).rendered, by: 6)
-        }
-        if !emulator.audit.isEmpty {
-            text += "    audit journal:\n"
-            for entry in emulator.audit { text += "      \(entry)\n" }
-        }
-        text += "  result: \(DisplayText(report.verdict, limit: .max))\n"
-        if !report.limits.isEmpty {
-            text += "  not prevented:\n"
-            for limit in report.limits { text += "    - \(DisplayText(limit, limit: .max))\n" }
-        }
-        return text
-    }
-
-    static func comparison(_ comparison: HazardComparison) -> String {
-        var text = header(comparison.hazard, store: comparison.runs.first?.store ?? "") + "\n"
-        text += comparison.runs.map(body).joined(separator: "\n") + "\n"
-        var names: [String] = []
-        for metric in comparison.runs.flatMap(\.metrics) where !names.contains(metric.name) {
-            names.append(metric.name)
-        }
-        let rows = names.map { name in
-            [name] + comparison.runs.map { $0.metric(name).map(String.init) ?? "-" }
-        }
-        let columns = comparison.runs.map { report in
-            switch report.variant {
-            case .unmitigated: "UNMITIGATED"
-            case .deployable: "DEPLOYABLE"
-            case .whatIf: "WHAT-IF"
-            }
-        }
-        text += "SIDE BY SIDE\n" + indent(Table(header: [""] + columns, rows: rows).rendered, by: 2)
-        return text
-    }
-
-    private static func indent(_ text: String, by count: Int) -> String {
-        let pad = String(repeating: " ", count: count)
-        return text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : pad + $0 }.joined(separator: "\n")
     }
 }

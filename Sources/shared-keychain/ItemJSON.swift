@@ -122,7 +122,7 @@ extension ItemJSON {
              item.type.map(String.init) ?? "-", item.accessibility.rawValue,
              item.creator.map(String.init) ?? "-", item.provenance?.addedBy ?? "-", item.modificationDate.formatted(.iso8601)]
         }
-        let table = Table(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "ACCESSIBLE", "CREATOR", addedByHeader, "MODIFIED"], rows: rows).rendered
+        let table = TextTable(header: ["GROUP", "ACCOUNT", "SERVICE", "TYPE", "ACCESSIBLE", "CREATOR", addedByHeader, "MODIFIED"], rows: rows).rendered
         return items.isEmpty ? table : table + "\(addedByHeader): \(Provenance.note)\n"
     }
 }

@@ -28,7 +28,7 @@ struct KeyringStartCommand: ReportingCommand {
         try keyring.start()
         // Asked again with the probe, so a hung daemon shows as "not responding".
         let status = keyring.status()
-        KeyringStatusCommand.print(status, json: global.json)
+        Output.print(status, json: global.json)
     }
 }
 
@@ -43,7 +43,7 @@ struct KeyringStopCommand: ReportingCommand {
     func execute() throws {
         let status = try global.device.privateKeyring(logger: global.logger).stop()
         if global.json {
-            KeyringStatusCommand.print(status, json: true)
+            Output.printJSON(status)
         } else {
             Output.standardOutput.write("private keyring stopped\n")
         }
@@ -60,36 +60,6 @@ struct KeyringStatusCommand: ReportingCommand {
     @OptionGroup(title: "Output") var global: BasicOptions
 
     func execute() throws {
-        Self.print(global.device.privateKeyring(logger: global.logger).status(), json: global.json)
-    }
-
-    static func print(_ status: KeyringStatus, json: Bool) {
-        if json {
-            Output.printJSON(status)
-            return
-        }
-        switch status.state {
-        case .stopped:
-            Output.standardOutput.write("private keyring: stopped (state in \(status.stateDirectory))\n")
-            return
-        case .notResponding:
-            Output.standardOutput.write("""
-                private keyring: not responding (gnome-keyring-daemon, pid \(status.pid.map(String.init) ?? "?"), did not answer within 2 s: stopped or hung)
-                  bus:   \(status.bus)
-                  state: \(status.stateDirectory)
-                  fix:   resume it (kill -CONT \(status.pid.map(String.init) ?? "PID")), or `shared-keychain keyring stop` then `keyring start`
-
-                """)
-            return
-        case .running:
-            break
-        }
-        Output.standardOutput.write("""
-            private keyring: running
-              pid:   \(status.pid.map(String.init) ?? "?")
-              bus:   \(status.bus)
-              state: \(status.stateDirectory)
-
-            """)
+        Output.print(global.device.privateKeyring(logger: global.logger).status(), json: global.json)
     }
 }

@@ -125,7 +125,7 @@ struct AuditCommand: ReportingCommand {
             [entry.time.formatted(.iso8601), entry.app + (entry.adHoc == true ? " (ad-hoc)" : ""), entry.operation, entry.outcome.rawValue, String(entry.itemCount),
              entry.addedBy.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ","), entry.query]
         }
-        Output.standardOutput.write(Table(header: ["TIME", "APP", "OPERATION", "OUTCOME", "ITEMS", ItemJSON.addedByHeader, "QUERY"], rows: rows).rendered)
+        Output.standardOutput.write(TextTable(header: ["TIME", "APP", "OPERATION", "OUTCOME", "ITEMS", ItemJSON.addedByHeader, "QUERY"], rows: rows).rendered)
         if !entries.isEmpty { Output.standardOutput.write("\(ItemJSON.addedByHeader): \(Provenance.note)\n") }
         Output.standardOutput.write("\(entries.count) entr\(entries.count == 1 ? "y" : "ies")\n")
     }

@@ -126,6 +126,11 @@ enum Output {
         standardOutput.write(json(value) + "\n")
     }
 
+    /// Prints any report by one rule: its encoding with `--json`, else its text.
+    static func print(_ report: some TextReport, json: Bool) {
+        if json { printJSON(report) } else { standardOutput.write(report.text) }
+    }
+
     static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
     /// Refuses an output path (`option` names it) where something other than a regular file
@@ -152,32 +157,6 @@ extension PrivateKeyringError: StatusReporting {
         return .notAvailable
     }
     public var message: String { description }
-}
-
-/// A plain text table with columns padded to their widest cell. Every cell is shown as
-/// ``DisplayText`` (escaped, cut at its limit): cells hold what items and manifests say.
-struct Table {
-    let header: [String]
-    let rows: [[String]]
-
-    var rendered: String {
-        let cells = ([header] + rows).map { $0.map { DisplayText($0).description } }
-        let widths = header.indices.map { column in
-            cells.map { $0[column].count }.max() ?? 0
-        }
-        return cells.map { row in
-            zip(row, widths).map { cell, width in cell.padding(toLength: width, withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingSuffixSpaces() + "\n"
-        }.joined()
-    }
-}
-
-extension String {
-    fileprivate func trimmingSuffixSpaces() -> String {
-        var copy = self
-        while copy.last == " " { copy.removeLast() }
-        return copy
-    }
 }
 
 /// A live progress line on standard error: rewritten in place on a terminal, one line a

@@ -98,9 +98,9 @@ struct ScenarioRunCommand: ReportingCommand {
             let emptied = try runner.emptyGroups()
             Output.standardError.write("emptied the scenario's groups: \(emptied.counted("item")) deleted\n")
         }
-        let text = ScenarioReportText(scenario: scenario)
+        let timeline = ScenarioTimelineText(scenario: scenario)
         if !global.json {
-            Output.standardOutput.write(text.header(mode: inProcess ? "in process" : "as processes", store: store.name))
+            Output.standardOutput.write(timeline.header(mode: inProcess ? "in process" : "as processes", store: store.name))
         }
         // Past 2 s, a count on standard error: a step of 2,000 concurrent operations takes a while.
         let finished = Atomic<Int>(0)
@@ -108,15 +108,11 @@ struct ScenarioRunCommand: ReportingCommand {
             "scenario \(scenario.name): \(count.counted("operation")) done in \(Int(elapsed)) s"
         }
         let report = try runner.run(launcher: inProcess ? .inProcess : .processes(executable: GlobalOptions.executable, arguments: workerArguments(file: file))) { event in
-            if !json { Output.standardOutput.write(text.line(event)) }
+            if !json { Output.standardOutput.write(timeline.line(event)) }
             progress.update(finished.add(1, ordering: .relaxed).newValue)
         }
         progress.finish()
-        if json {
-            Output.printJSON(report)
-        } else {
-            Output.standardOutput.write(text.footer(report))
-        }
+        Output.print(report, json: json)
         if !report.passed { throw ExitCode(Self.assertionFailedExitCode) }
     }
 
@@ -192,48 +188,4 @@ struct StateDirectoryScenarioDevice: ScenarioDevice {
             }
         }
     }
-}
-
-/// A scenario run as text: a header, a timeline line per event as it happens, then the jobs'
-/// tallies and the verdicts. Never item data or tokens (outcomes hold none). Outcomes quote what
-/// items and the scenario file say, so every line is escaped (``DisplayText``).
-struct ScenarioReportText {
-    let scenario: Scenario
-    private let appWidth: Int
-
-    init(scenario: Scenario) {
-        self.scenario = scenario
-        appWidth = max(scenario.apps.map(\.bundleID.count).max() ?? 0, 3)
-    }
-
-    func header(mode: String, store: String) -> String {
-        var text = "scenario \(DisplayText(scenario.name)): \(scenario.apps.count.counted("app")) \(mode) on \(store)\n"
-        if let summary = scenario.summary { text += "  \(DisplayText(summary, limit: .max))\n" }
-        return text + "\n" + "    TIME  STEP  \(pad("APP"))  OPERATION -> OUTCOME\n"
-    }
-
-    func line(_ event: TimelineEvent) -> String {
-        let time = String(format: "%8.3f", event.time)
-        let step = String(event.step).padding(toLength: 4, withPad: " ", startingAt: 0)
-        let operation = (event.job.map { "[\($0)] " } ?? "") + event.operation
-        let result = event.outcome.map(\.description) ?? event.note ?? "done"
-        return "\(time)  \(step)  \(pad(DisplayText(event.app).description))  \(DisplayText("\(operation) -> \(result)", limit: .max))\n"
-    }
-
-    func footer(_ report: ScenarioReport) -> String {
-        var text = ""
-        if !report.jobs.isEmpty {
-            text += "\njobs:\n"
-            for job in report.jobs { text += "  \(DisplayText("\(job.name) (\(job.app) \(job.operation)): \(job.tally)", limit: .max))\n" }
-        }
-        text += "\nassertions:\n"
-        if report.verdicts.isEmpty { text += "  none\n" }
-        for verdict in report.verdicts { text += "  \(DisplayText(verdict.description, limit: .max))\n" }
-        let passed = report.verdicts.count - report.failedCount
-        text += "\n\(passed) of \(report.verdicts.count.counted("assertion")) passed"
-        text += String(format: " in %.2f s", report.seconds) + (report.passed ? "" : ": FAILED") + "\n"
-        return text
-    }
-
-    private func pad(_ text: String) -> String { text.padding(toLength: appWidth, withPad: " ", startingAt: 0) }
 }

@@ -34,6 +34,7 @@ struct SharedKeychainCommand: ParsableCommand {
     /// Refuses arguments that are not valid UTF-8 before parsing: Swift would decode them with
     /// U+FFFD in place of the bad bytes, so two different byte strings would address one item.
     static func main() {
+        CommandLineWording.bootstrap()
         if let failure = invalidArgument(in: CommandLine.unsafeArgv, count: Int(CommandLine.argc)) {
             ErrorBody.write(status: .param, message: failure, json: CommandLine.arguments.contains("--json"))
             Foundation.exit(KeychainStatus.param.exitCode)

@@ -101,11 +101,7 @@ struct SuiteCheckCommand: ReportingCommand {
     func execute() throws {
         let suite = try SuiteManifest.load(from: URL(fileURLWithPath: suitePath))
         let report = SuiteChecker.check(suite)
-        if global.json {
-            Output.printJSON(report)
-        } else {
-            Output.standardOutput.write(report.text)
-        }
+        Output.print(report, json: global.json)
         if let failure = SuiteCheckFailure(report, strict: strict) { throw failure }
     }
 }
@@ -155,11 +151,7 @@ struct SuiteBlastRadiusCommand: ReportingCommand {
     func execute() throws {
         let radius = try BlastRadius(SuiteManifest.load(from: URL(fileURLWithPath: suitePath)))
         if let output { try Output.writeFile(Data(radius.svg.utf8), to: output, option: "--output") }
-        if global.json {
-            Output.printJSON(radius)
-        } else {
-            Output.standardOutput.write(radius.text)
-        }
+        Output.print(radius, json: global.json)
         if let output { Output.standardError.write("wrote the matrix to \(output) (SVG)\n") }
     }
 }

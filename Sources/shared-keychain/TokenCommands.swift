@@ -147,7 +147,7 @@ struct TokenAccountsCommand: ReportingCommand {
             return
         }
         let rows = accounts.map { [$0.username, $0.homeAccountID, $0.environment, $0.authorityType.rawValue] }
-        Output.standardOutput.write(Table(header: ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY"], rows: rows).rendered)
+        Output.standardOutput.write(TextTable(header: ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY"], rows: rows).rendered)
         Output.standardOutput.write("\(accounts.count.counted("account"))\n")
     }
 }
@@ -233,40 +233,6 @@ struct TokenWipeInfoCommand: ReportingCommand {
         let record = try cache.wipeInfo()
         let interrupted = try cache.interruptedDeletions()
         let deletions = try cache.deletionHistory()
-        if global.json {
-            Output.printJSON(WipeInfoJSON(record: record, interrupted: interrupted, deletions: deletions))
-            return
-        }
-        var text = record.map { "on the device: \($0) (MSAL's wipe record, account \(WipeRecord.account))\n" }
-            ?? "on the device: no wipe record (a full wipe deletes it with everything else)\n"
-        if !deletions.isEmpty || !interrupted.isEmpty {
-            text += "\(WipeInfoJSON.EmulatorRecord.note):\n"
-            for deletion in deletions { text += "  \(deletion)\n" }
-            for deletion in interrupted { text += "  \(deletion)\n" }
-        }
-        Output.standardOutput.write(text)
-    }
-}
-
-private struct WipeInfoJSON: Encodable {
-    /// MSAL's wipe record, as a device has it.
-    let bundleId: String?
-    let wipeTime: Date?
-    /// Deletions whose process died before they finished.
-    let interrupted: [IntentJournal.Interrupted]
-    /// What only the emulator knows: who deleted the group's tokens.
-    let emulatorRecord: EmulatorRecord
-
-    struct EmulatorRecord: Encodable {
-        static let note = "recorded by the emulator; a device keeps none"
-        let note = Self.note
-        let deletions: [IntentJournal.Deletion]
-    }
-
-    init(record: WipeRecord?, interrupted: [IntentJournal.Interrupted], deletions: [IntentJournal.Deletion]) {
-        bundleId = record?.bundleID
-        wipeTime = record?.wipeTime
-        self.interrupted = interrupted
-        emulatorRecord = EmulatorRecord(deletions: deletions)
+        Output.print(WipeInfoReport(record: record, interrupted: interrupted, deletions: deletions), json: global.json)
     }
 }

@@ -296,3 +296,16 @@ struct OpenLoopTests {
         #expect(closed.overall.max >= 200_000 && open.overall.max >= 200_000)
     }
 }
+
+@Suite("Load configuration errors name settings, not flags")
+struct LoadConfigurationErrorTests {
+    @Test func outOfRangeNamesTheSettingAndItsRange() throws {
+        let mix = try OperationMix(parsing: "write=100")
+        #expect(throws: LoadError.invalidConfiguration("itemsPerApp must be a whole number from 1 to 100000; got 0")) {
+            try LoadConfiguration(apps: 1, mix: mix, itemsPerApp: 0).validate()
+        }
+        #expect(throws: LoadError.invalidConfiguration("prefillAccounts needs workload token")) {
+            try LoadConfiguration(apps: 1, mix: mix, prefillAccounts: 1).validate()
+        }
+    }
+}

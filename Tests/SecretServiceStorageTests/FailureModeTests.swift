@@ -104,7 +104,7 @@ struct FailureModeTests {
                 Issue.record("expected .unavailable, got \(String(describing: error))")
                 return
             }
-            #expect(message.contains("shared-keychain keyring start"))
+            #expect(message.contains("start one (a private keyring)"))
             #expect(message.contains("gnome-keyring"))
 
             // The private keyring's own store starts the daemon again, reconnects once and reads on.

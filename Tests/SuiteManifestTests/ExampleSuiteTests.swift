@@ -46,7 +46,7 @@ struct ExampleSuiteTests {
         let mine = try scratch.write("notes/Info.plist", "mine")
         let error = #expect(throws: ExampleSuiteError.self) { try ExampleSuite.write(to: scratch.url) }
         #expect(error == .wouldOverwrite(directory: scratch.url.path, files: ["notes/Info.plist"]))
-        #expect(error?.description.contains("--force") == true)
+        #expect(error?.description.contains("allow overwriting to replace them") == true)
         #expect(error?.status == .param)
         #expect(try String(contentsOf: mine, encoding: .utf8) == "mine")
         #expect(!FileManager.default.fileExists(atPath: scratch.url.appendingPathComponent("suite.yaml").path))

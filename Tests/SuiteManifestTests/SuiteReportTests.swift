@@ -72,7 +72,7 @@ struct SuiteReportTests {
         ]))
         #expect(warnedOnly.passed)
         #expect(SuiteCheckFailure(warnedOnly) == nil)
-        #expect(SuiteCheckFailure(warnedOnly, strict: true)?.message == "suite check of /suites/contoso/suite.yaml found 0 errors and 1 warning (--strict)")
+        #expect(SuiteCheckFailure(warnedOnly, strict: true)?.message == "suite check of /suites/contoso/suite.yaml found 0 errors and 1 warning (strict)")
         #expect(SuiteCheckFailure(SuiteChecker.check(try Fixture.suite()), strict: true) == nil)
     }
 

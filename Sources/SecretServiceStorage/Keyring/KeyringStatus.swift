@@ -1,3 +1,5 @@
+import KeychainStorage
+
 /// What `PrivateKeyring.status()` reports (and `keyring status` prints as JSON).
 public struct KeyringStatus: Codable, Sendable, Equatable {
     /// The keyring's condition, as one word for scripts.
@@ -65,7 +67,7 @@ public enum PrivateKeyringError: Error, Sendable, Equatable, CustomStringConvert
         case .timedOut(let what, let seconds):
             "\(what) did not happen within \(seconds) s"
         case .busUnreachable(let address, let reason):
-            "cannot reach the keyring's D-Bus at \(address): \(reason); run `shared-keychain keyring stop` then `shared-keychain keyring start`"
+            "cannot reach the keyring's D-Bus at \(address): \(reason); \(Remedy.restartKeyring)"
         }
     }
 }

@@ -92,7 +92,7 @@ struct GroupLocks: Sendable {
             // would let both into the group at once.
             throw .backend(
                 domain: "shared-keychain.locks", code: 0,
-                message: "the lock file \(path) of access group '\(group)' is \(kind), not a regular file: remove it (shared-keychain creates a new one; no item is lost)")
+                message: "the lock file \(path) of access group '\(group)' is \(kind), not a regular file: \(Remedy.removeLockFile)")
         case .missing:
             throw SafeFile.posixError(ENOENT, "cannot create the lock file \(path)")
         }

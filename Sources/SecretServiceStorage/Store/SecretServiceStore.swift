@@ -330,15 +330,15 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
             return .timedOut(operation: "\(operation) (\(failure.call))", seconds: configuration.timeout)
         case .serviceMissing:
             return .unavailable(
-                "no Secret Service (org.freedesktop.secrets) on the D-Bus session bus at \(SessionBus.address): start one with `shared-keychain keyring start`, or install gnome-keyring (Debian package gnome-keyring)"
+                "no Secret Service (org.freedesktop.secrets) on the D-Bus session bus at \(SessionBus.address): \(Remedy.startSecretService), or install gnome-keyring (Debian package gnome-keyring)"
             )
         case .connectionClosed:
             return .unavailable(
-                "the connection to the D-Bus session bus at \(SessionBus.address) closed (did the bus stop?); GLib cannot reopen it in this process: run `shared-keychain keyring start`, then restart this process"
+                "the connection to the D-Bus session bus at \(SessionBus.address) closed (did the bus stop?); GLib cannot reopen it in this process: \(Remedy.restartKeyringAndProcess)"
             )
         case .busUnavailable:
             return .unavailable(
-                "no D-Bus session bus (\(failure.message)): start a private keyring with `shared-keychain keyring start` and use its bus address, or run inside a desktop session (Debian packages dbus-daemon and gnome-keyring)"
+                "no D-Bus session bus (\(failure.message)): \(Remedy.startPrivateKeyring) and use its bus address, or run inside a desktop session (Debian packages dbus-daemon and gnome-keyring)"
             )
         case .locked:
             return .locked(collection: "(unknown)")
