@@ -105,7 +105,7 @@ let package = Package(
         // of child processes.
         .target(
             name: "Simulation",
-            dependencies: ["Device", "Mitigations", "TokenCache", "SharedKeychain"],
+            dependencies: ["Device", "Mitigations", "TokenCache", "SharedKeychain", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // Layer 6: the built-in hazards, each run unmitigated and with the mitigations.
@@ -211,13 +211,13 @@ let package = Package(
             name: "HazardTests",
             dependencies: [
                 "Hazards", "Mitigations", "SharedKeychain", "TokenCache", "KeychainTestSupport", "SecretServiceStorage", "Device",
-                .product(name: "Logging", package: "swift-log"),
+                "Simulation", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "ScenarioTests",
-            dependencies: ["Scenarios", "SharedKeychain", "KeychainStorage", "KeychainTestSupport", "TokenCache"],
+            dependencies: ["Scenarios", "SharedKeychain", "KeychainStorage", "KeychainTestSupport", "TokenCache", "Simulation"],
             swiftSettings: strict
         ),
         // Property-based tests: generated operation sequences against the in-memory model, and

@@ -63,8 +63,7 @@ extension Device {
             return ResolvedApp(installed: installed)
         case .suiteEntry(let bundleID, let suite):
             do throws(SuiteManifestError) {
-                let entry = try suite.app(bundleID: bundleID)
-                return ResolvedApp(identity: try entry.identity(), settings: entry.settings, origin: .suite(manifest: suite.manifest.path))
+                return try ResolvedApp(suiteEntry: try suite.app(bundleID: bundleID), manifest: suite.manifest.path)
             } catch {
                 throw .suite(error)
             }

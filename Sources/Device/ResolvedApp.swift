@@ -39,6 +39,14 @@ public struct ResolvedApp: Sendable, Hashable {
         self.init(identity: app.identity, settings: app.settings, origin: .installed, installed: app)
     }
 
+    /// The app an entry of a suite manifest describes, whether or not it is installed: the
+    /// entry's identity and every setting it gives (``Device/resolve(_:)``'s rule for a suite
+    /// entry, and a scenario's apps).
+    /// - Parameter manifest: the manifest's path, which the origin names.
+    public init(suiteEntry entry: SuiteApp, manifest: String) throws(SuiteManifestError) {
+        self.init(identity: try entry.identity(), settings: entry.settings, origin: .suite(manifest: manifest))
+    }
+
     public var bundleID: String { identity.bundleID }
     /// Declared on the spot: neither installed nor in a suite; audit journals mark its deletes.
     public var isAdHoc: Bool { origin == .adHoc }

@@ -1,6 +1,7 @@
 import Foundation
 import Mitigations
 import SharedKeychain
+import Simulation
 
 /// The built-in hazards. Each runs in this process with simulated apps sharing one
 /// store (memory, or a Secret Service): as Keychain Services behaves, with the fixes a team can

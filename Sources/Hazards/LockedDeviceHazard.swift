@@ -1,14 +1,8 @@
 import Foundation
 import Mitigations
 import SharedKeychain
+import Simulation
 import TokenCache
-
-/// What a hazard may do to the device around the keychain. The CLI's device writes its lock
-/// state file and has gnome-keyring lock the protected shards; tests set a lock state in memory.
-public protocol DeviceControl: Sendable {
-    /// Puts the device in `state` (`device lock`, `device reboot`, `device unlock`).
-    func setLock(_ state: DeviceLockState) throws
-}
 
 /// `locked-device`, two cases.
 ///
@@ -27,8 +21,6 @@ struct LockedDeviceHazard {
     let store: any ItemStore
     let variant: HazardVariant
     let device: any DeviceControl
-    static let rebooted = DeviceLockState(locked: true, unlockedSinceBoot: false)
-    static let lockedAfterFirstUnlock = DeviceLockState(locked: true, unlockedSinceBoot: true)
     static let ownAccount = "imap.contoso.com"
     static let ownService = "com.contoso.mail.server-credential"
 
@@ -39,7 +31,7 @@ struct LockedDeviceHazard {
         let mail = try suite.tokenApp(MicrosoftApps.mail, client: MicrosoftApps.mailClient, family: "1")
         let ownGroup = mail.app.keychain.app.appIDGroup.rawValue
         defer {
-            try? device.setLock(.unlocked)
+            _ = try? device.perform(.unlock)
             suite.cleanUp([group, ownGroup])
         }
         var report = HazardReport(hazard: Hazard.lockedDevice.rawValue, variant: variant, store: store.name)
@@ -51,7 +43,7 @@ struct LockedDeviceHazard {
         report.step("\(MicrosoftApps.mail) signs in \(MicrosoftApps.user): MSAL writes its tokens afterFirstUnlockThisDeviceOnly; Mail adds its own server credential \(ownClass.rawValue)")
 
         // Case 1: a background launch after a reboot, before the first unlock.
-        try device.setLock(Self.rebooted)
+        _ = try device.perform(.reboot)
         report.step("case 1: the phone reboots; the user has not unlocked it yet")
         suite.clock.advance(by: 3600)
         var failedBeforeFirstUnlock = 0
@@ -68,7 +60,7 @@ struct LockedDeviceHazard {
         } else {
             report.step("a silent push launches \(MicrosoftApps.mail) in the background; its refresh: ok")
         }
-        try device.setLock(.unlocked)
+        _ = try device.perform(.unlock)
         report.step("the user unlocks the phone for the first time since the reboot")
         if deferred > 0 {
             let status = try refresh(mail.cache)
@@ -77,7 +69,8 @@ struct LockedDeviceHazard {
         }
 
         // Case 2: locked again, after the first unlock.
-        try device.setLock(Self.lockedAfterFirstUnlock)
+        // Unlocked since boot, so locking leaves afterFirstUnlock items in reach.
+        _ = try device.perform(.lock)
         report.step("case 2: the user locks the phone (it was unlocked since boot)")
         suite.clock.advance(by: 3600)
         let lockedRefresh = try refresh(mail.cache)
@@ -91,7 +84,7 @@ struct LockedDeviceHazard {
             failedOwnReads += 1
             report.step("\(MicrosoftApps.mail) reads its own server credential (\(ownClass.rawValue)) while locked: \(error.status.name) (\(error.status.rawValue)); its background mail fetch fails")
         }
-        try device.setLock(.unlocked)
+        _ = try device.perform(.unlock)
 
         report.record("background launches before the first unlock", 1)
         report.record("failed before the first unlock", failedBeforeFirstUnlock)

@@ -27,10 +27,10 @@ final class LocalScenarioApp: ScenarioApp {
     ///   ``ScenarioError/appFailed(app:reason:)`` when its MSAL configuration is.
     init(app: SuiteApp, keychains: AppKeychains, skippedItems: SkippedItemReport? = nil) throws(ScenarioError) {
         bundleID = app.bundleID
-        let identity: AppIdentity
-        do { identity = try app.identity() } catch { throw .suite(error) }
-        // Every setting of the app's manifest entry, its SDK included.
-        let resolved = ResolvedApp(identity: identity, settings: app.settings, origin: .suite(manifest: app.declaration.file))
+        // Every setting of the app's manifest entry, its SDK included: the suite-entry rule
+        // `Device.resolve` applies.
+        let resolved: ResolvedApp
+        do { resolved = try ResolvedApp(suiteEntry: app, manifest: app.declaration.file) } catch { throw .suite(error) }
         var configuration = resolved.manifestTokenConfiguration
         configuration?.skippedItems = skippedItems
         do {

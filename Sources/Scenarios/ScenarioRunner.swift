@@ -14,13 +14,13 @@ public struct ScenarioRunner: Sendable {
     /// The shared storage: the apps' store in process, and the one their processes open.
     public let store: any ItemStore
     /// What `device:` steps act on; nil refuses a scenario that has any.
-    public let device: (any ScenarioDevice)?
+    public let device: (any DeviceControl)?
     /// Where the apps in this process report items of the group they cannot read, or nil.
     public let skippedItems: SkippedItemReport?
 
     /// - Parameters: the scenario, the store its apps share, the device around it, and where
     ///   unreadable items are reported.
-    public init(scenario: Scenario, store: any ItemStore, device: (any ScenarioDevice)? = nil, skippedItems: SkippedItemReport? = nil) {
+    public init(scenario: Scenario, store: any ItemStore, device: (any DeviceControl)? = nil, skippedItems: SkippedItemReport? = nil) {
         self.scenario = scenario
         self.store = store
         self.device = device
@@ -109,7 +109,7 @@ extension AppLauncher {
 private final class Run: Sendable {
     let scenario: Scenario
     let apps: [String: any ScenarioApp]
-    let device: (any ScenarioDevice)?
+    let device: (any DeviceControl)?
     let onEvent: @Sendable (TimelineEvent) -> Void
     let started = Date()
     let jobs = JobTracker()
@@ -118,7 +118,7 @@ private final class Run: Sendable {
     private let jobApps = Mutex<[String: String]>([:])
 
     init(
-        scenario: Scenario, apps: [String: any ScenarioApp], device: (any ScenarioDevice)?,
+        scenario: Scenario, apps: [String: any ScenarioApp], device: (any DeviceControl)?,
         onEvent: @escaping @Sendable (TimelineEvent) -> Void
     ) {
         self.scenario = scenario

@@ -23,6 +23,7 @@ enum CommandLineWording {
         case DeviceError.suiteFailsCheck(let manifest, let errors, let first):
             "\(manifest) fails `suite check` with \(errors.counted("error")) (first: \(first)); nothing was installed"
         case let failure as SuiteCheckFailure: failure.message(strictMode: "--strict")
+        case let keyring as KeyringKind: "--keyring \(keyring.rawValue)"
         default: nil
         }
     }

@@ -194,16 +194,6 @@ struct DeviceAuthenticationCommand: ReportingCommand {
     }
 }
 
-/// The device of the state directory, for hazards and scenarios that lock it: each change is
-/// what `device lock`, `reboot` and `unlock` do.
-struct StateDirectoryDevice: DeviceControl {
-    let global: GlobalOptions
-
-    func setLock(_ state: DeviceLockState) throws {
-        try global.device.setLock(state, keyring: global.keyring, timeout: global.timeout, logger: global.logger)
-    }
-}
-
 struct DeviceInstallBrokerCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "install-broker",

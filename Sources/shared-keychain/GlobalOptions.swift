@@ -1,5 +1,6 @@
 import ArgumentParser
 import Device
+import Simulation
 import Foundation
 import KeychainStorage
 import Logging
@@ -126,5 +127,11 @@ extension GlobalOptions {
     /// (snapshots, restores, audits, hazards, scenarios, which bring their own policies).
     func openStore() throws -> any ItemStore {
         try device.openStore(keyring, timeout: timeout, logger: logger)
+    }
+
+    /// The device as hazards and scenarios lock, unlock and reboot it: what `device lock`,
+    /// `unlock` and `reboot` do, on the keyring `--keyring` names.
+    var deviceControl: KeyringDevice {
+        KeyringDevice(device, keyring: keyring, timeout: timeout, logger: logger)
     }
 }

@@ -100,7 +100,7 @@ struct HazardRunCommand: ReportingCommand {
         }
         let store = try global.openStore()
         // A hazard that locks the device leaves it as it found it.
-        let device = StateDirectoryDevice(global: global)
+        let device = global.deviceControl
         let before = try global.device.lockState()
         defer { if hazard.needsDevice { try? device.setLock(before) } }
         let comparison = HazardComparison(hazard: hazard, runs: try variants.map { try hazard.run($0, on: store, device: device) })

@@ -92,7 +92,7 @@ struct ScenarioRunCommand: ReportingCommand {
         let store = try global.openStore()
         let json = global.json
         let runner = ScenarioRunner(
-            scenario: scenario, store: store, device: StateDirectoryScenarioDevice(global: global),
+            scenario: scenario, store: store, device: global.deviceControl,
             skippedItems: SkippedItemReport { Output.warn(skipped: $0, json: json) })
         if fresh {
             let emptied = try runner.emptyGroups()
@@ -146,46 +146,3 @@ struct ScenarioWorkerCommand: ReportingCommand {
     }
 }
 
-/// The state directory's device for `device:` steps: its lock as `device lock`, `unlock` and
-/// `reboot` set it, and signals to the private keyring's daemon.
-struct StateDirectoryScenarioDevice: ScenarioDevice {
-    let global: GlobalOptions
-
-    func refusal(of action: DeviceAction) -> String? {
-        switch action {
-        case .lock, .unlock, .reboot: nil
-        case .killDaemon, .stopDaemon, .resumeDaemon:
-            global.keyring == .private ? nil : "device: \(action) needs the private keyring (this run uses --keyring \(global.keyring.rawValue))"
-        }
-    }
-
-    func perform(_ action: DeviceAction) throws -> String {
-        let device = global.device
-        switch action {
-        case .lock:
-            try device.lock(keyring: global.keyring, timeout: global.timeout, logger: global.logger)
-            return "the device is locked"
-        case .unlock:
-            try device.unlock()
-            return "the device is unlocked"
-        case .reboot:
-            try device.reboot(keyring: global.keyring, timeout: global.timeout, logger: global.logger)
-            return "the device rebooted: locked, not unlocked since boot"
-        case .killDaemon, .stopDaemon, .resumeDaemon:
-            let signal: KeyringDaemonSignal = action == .killDaemon ? .kill : action == .stopDaemon ? .stop : .resume
-            let pid: Int32
-            do throws(DeviceError) {
-                pid = try device.signalKeyringDaemon(signal, logger: global.logger)
-            } catch .keyringDaemonNotRunning {
-                throw UsageFailure(message: "device: \(action): the private keyring's daemon is not running")
-            } catch .signalFailed(let pid, _, let reason) {
-                throw UsageFailure(message: "device: \(action): cannot signal the daemon (pid \(pid)): \(reason)")
-            }
-            switch signal {
-            case .kill: return "killed the keyring daemon (pid \(pid)); the apps restart it and reconnect"
-            case .stop: return "stopped the keyring daemon (pid \(pid)); calls time out until resume-daemon"
-            case .resume: return "resumed the keyring daemon (pid \(pid))"
-            }
-        }
-    }
-}

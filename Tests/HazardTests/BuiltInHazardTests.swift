@@ -4,6 +4,7 @@ import Mitigations
 import KeychainTestSupport
 import SecretServiceStorage
 import SharedKeychain
+import Simulation
 import Synchronization
 import Testing
 
@@ -279,6 +280,18 @@ final class TestDevice: DeviceControl {
     private let state = Mutex((current: DeviceLockState.unlocked, history: [DeviceLockState]()))
     var provider: DeviceLockProvider { { [self] in state.withLock { $0.current } } }
     func setLock(_ new: DeviceLockState) { state.withLock { $0.current = new; $0.history.append(new) } }
+    func refusal(of action: DeviceAction) -> String? { nil }
+
+    /// What the `device` commands do to the lock; a daemon this device does not have.
+    func perform(_ action: DeviceAction) throws -> String {
+        switch action {
+        case .lock: setLock(DeviceLockState(locked: true, unlockedSinceBoot: current.unlockedSinceBoot))
+        case .unlock: setLock(.unlocked)
+        case .reboot: setLock(DeviceLockState(locked: true, unlockedSinceBoot: false))
+        case .killDaemon, .stopDaemon, .resumeDaemon: throw HazardError.needsDevice(.lockedDevice)
+        }
+        return "\(action)"
+    }
     var current: DeviceLockState { state.withLock { $0.current } }
     var history: [DeviceLockState] { state.withLock { $0.history } }
 

@@ -3,6 +3,7 @@ import KeychainStorage
 import Scenarios
 import KeychainTestSupport
 import SharedKeychain
+import Simulation
 import Testing
 import TokenCache
 
@@ -24,7 +25,7 @@ struct ScenarioRunnerTests {
     }
 
     /// A device that can lock but has no daemon to signal, and counts what it did.
-    final class LockOnlyDevice: ScenarioDevice {
+    final class LockOnlyDevice: DeviceControl {
         func refusal(of action: DeviceAction) -> String? {
             [.lock, .unlock, .reboot].contains(action) ? nil : "no daemon here"
         }
