@@ -4,7 +4,6 @@ import Logging
 import Mitigations
 import SharedKeychain
 import Simulation
-import Synchronization
 import Testing
 
 /// The core every simulation shares: its clock, its start barrier, its simulated app.
@@ -26,15 +25,17 @@ struct SimulationCoreTests {
     }
 
     @Test func theBarrierReleasesEveryThreadBeforeAnyFinishesAndKeepsTheOrder() {
-        let arrived = Atomic<Int>(0)
-        // Each body sees every thread already released: none runs before all have started.
-        let seen = StartBarrier.run(8) { index -> (Int, Int) in
-            arrived.add(1, ordering: .relaxed)
-            while arrived.load(ordering: .relaxed) < 8 { Thread.sleep(forTimeInterval: 0.001) }
-            return (index, arrived.load(ordering: .relaxed))
+        // A rendezvous inside the bodies: each arrives, then waits for all eight. It completes
+        // only when the eight bodies run at the same time; run one after another, each would
+        // time out.
+        let rendezvous = DispatchGroup()
+        for _ in 0..<8 { rendezvous.enter() }
+        let seen = StartBarrier.run(8) { index -> (Int, Bool) in
+            rendezvous.leave()
+            return (index, rendezvous.wait(timeout: .now() + 30) == .success)
         }
         #expect(seen.map(\.0) == Array(0..<8))
-        #expect(seen.allSatisfy { $0.1 == 8 })
+        #expect(seen.allSatisfy { $0.1 })
     }
 
     /// A simulated app's keychain is the one ``AppKeychains`` makes: the device's answer to
