@@ -140,6 +140,18 @@ struct AppResolutionTests {
         #expect(broken?.message.contains(stored.path) == true)
     }
 
+    /// Every command and every SecItem call now reads the state directory's policy file: a FIFO
+    /// another process made there is refused with the file named, and never blocks the caller
+    /// waiting for a writer (Foundation's read refuses it).
+    @Test func aStateDirectoryPolicyThatIsNotARegularFileIsRefusedWithoutBlocking() throws {
+        let rig = try Rig()
+        defer { rig.remove() }
+        let stored = rig.state.appendingPathComponent(Device.policyFileName)
+        #expect(mkfifo(stored.path, 0o600) == 0)
+        let refused = #expect(throws: DeviceError.self) { try rig.device.mitigationPolicy() }
+        #expect(refused?.message.contains(stored.path) == true)
+    }
+
     /// The factory wires the device's lock state, its authentication answer (a mitigated view
     /// used to be made without it) and the group's policy into the keychain of every resolution.
     @Test func everyKeychainFromTheFactoryHasTheDevicesLockAnswerAndPolicy() throws {
