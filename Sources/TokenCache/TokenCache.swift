@@ -76,6 +76,9 @@ public struct TokenCache: Sendable {
 
     var clientID: String { configuration.clientID }
     var environment: String { configuration.environment }
+    /// The family the server puts this app in (its configuration, unless the issuer keeps the
+    /// client out of every family).
+    var serverFamilyID: String? { issuer.familyID(ofClient: clientID, configured: configuration.familyID) }
 }
 
 /// How one app uses the shared cache: its client ID, the keychain group, the authority and,

@@ -77,6 +77,9 @@ struct TokenAcquireCommand: ReportingCommand {
     @Flag(help: "Allow an interactive sign-in of an account the cache has never seen.")
     var interactive = false
 
+    @Flag(name: .customLong("force-refresh"), help: "Skip cached access tokens and redeem a refresh token, as MSAL's forceRefresh does; the new tokens replace the cached ones.")
+    var forceRefresh = false
+
     @Option(help: ArgumentHelp(
         "Where an interactive sign-in happens: auto (the broker when installed and the app is set up for it, else embedded), embedded, or broker.",
         valueName: "type"))
@@ -91,7 +94,8 @@ struct TokenAcquireCommand: ReportingCommand {
 
     func execute() throws {
         let cache = try tokens.tokenCache(global, app: app)
-        let request = TokenRequest(account: account, scopes: scopes, prompt: silent ? .never : interactive ? .always : .whenKnown)
+        let request = TokenRequest(
+            account: account, scopes: scopes, prompt: silent ? .never : interactive ? .always : .whenKnown, forceRefresh: forceRefresh)
         let acquired: AcquiredToken
         do {
             acquired = try cache.acquireToken(request) { try brokerChannel() }

@@ -29,6 +29,21 @@ struct TokenOptions: ParsableArguments {
     /// `--token-lifetime` in seconds.
     var tokenLifetime: Double { tokenLifetimeDuration.seconds }
 
+    @Option(name: .customLong("refresh-in"), parsing: .unconditional, help: ArgumentHelp(
+        "The refresh_in the emulated server sends with access tokens: 90s, 30m, 1h; a bare number is seconds. MSAL writes refresh_on (issue time + refresh_in) on the access token and, once it has passed, refreshes the token although it has not expired. Default: none is sent.",
+        valueName: "duration"))
+    var refreshInDuration: WrittenDuration?
+
+    @Option(name: .customLong("server-refuses-family"), help: ArgumentHelp(
+        "A client ID the emulated server keeps out of every family, whatever --family-id says: it sends the client no foci and answers its family refresh tokens with invalid_grant, suberror client_mismatch, after which MSAL writes the app metadata family_id \"\" and stops looking for family tokens. Repeat for more clients.",
+        valueName: "client-id"))
+    var clientsOutsideFamily: [String] = []
+
+    /// The emulated server as the options set it.
+    var issuer: EmulatedIssuer {
+        EmulatedIssuer(accessTokenLifetime: tokenLifetime, refreshIn: refreshInDuration?.seconds, clientsOutsideFamily: Set(clientsOutsideFamily))
+    }
+
     @Flag(name: .customLong("show-secrets"), help: "Print token values in full instead of masked.")
     var showSecrets = false
 
@@ -50,9 +65,12 @@ struct TokenOptions: ParsableArguments {
     /// `--now` from 1970 to the end of year 9999, in epoch seconds.
     static let epochSeconds: ClosedRange<Double> = 0...253_402_300_799
 
-    /// Range checks of --token-lifetime and --now.
+    /// Range checks of --token-lifetime, --refresh-in and --now.
     func check() throws {
         try InputValidation.check(tokenLifetime, "--token-lifetime", in: Self.tokenLifetimes, unit: "seconds")
+        if let refreshIn = refreshInDuration?.seconds {
+            try InputValidation.check(refreshIn, "--refresh-in", in: Self.tokenLifetimes, unit: "seconds")
+        }
         _ = try clock()
     }
 
@@ -81,7 +99,7 @@ struct TokenOptions: ParsableArguments {
         }
         configuration.skippedItems = SkippedItemReport { Output.warn(skipped: $0, json: global.json) }
         let cache = try TokenCache(keychain: keychain, configuration: configuration,
-                                   issuer: EmulatedIssuer(accessTokenLifetime: tokenLifetime), now: clock())
+                                   issuer: issuer, now: clock())
         // A cache import killed half-way is undone before anyone reads the group.
         for intent in try cache.rollBackInterruptedImports() {
             Output.standardError.write(

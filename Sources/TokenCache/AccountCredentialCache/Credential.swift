@@ -13,13 +13,15 @@ struct Credential: Sendable, Hashable {
     var cachedAt: Date?
     var expiresOn: Date?
     var extendedExpiresOn: Date?
+    /// An access token's `refresh_on`: when MSAL refreshes it although it has not expired.
+    var refreshOn: Date?
     /// As written, empty string included; ``family`` is the usable form.
     var familyID: String?
 
     init(
         type: CredentialType, secret: String, homeAccountID: String, environment: String, clientID: String,
         realm: String? = nil, target: String? = nil, cachedAt: Date? = nil, expiresOn: Date? = nil,
-        extendedExpiresOn: Date? = nil, familyID: String? = nil
+        extendedExpiresOn: Date? = nil, familyID: String? = nil, refreshOn: Date? = nil
     ) {
         self.type = type
         self.secret = secret
@@ -31,6 +33,7 @@ struct Credential: Sendable, Hashable {
         self.cachedAt = cachedAt
         self.expiresOn = expiresOn
         self.extendedExpiresOn = extendedExpiresOn
+        self.refreshOn = refreshOn
         self.familyID = familyID
     }
 
@@ -51,6 +54,7 @@ struct Credential: Sendable, Hashable {
         cachedAt = try fields.timestamp("cached_at")
         expiresOn = try fields.timestamp("expires_on")
         extendedExpiresOn = try fields.timestamp("extended_expires_on")
+        refreshOn = try fields.timestamp("refresh_on")
         familyID = try fields.optionalString("family_id")
         switch type {
         case .accessToken:
@@ -67,6 +71,14 @@ struct Credential: Sendable, Hashable {
     /// The family ID when the token belongs to one (`family_id` present and not empty).
     var family: String? {
         familyID.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// `MSIDAccessToken.m` `refreshNeeded`: an access token cached in the future (the clock went
+    /// back) or whose `refresh_on` has passed is refreshed although it has not expired.
+    func refreshNeeded(at date: Date) -> Bool {
+        if let cachedAt, date < cachedAt { return true }
+        if let refreshOn { return refreshOn < date }
+        return false
     }
 
     /// The scopes of `target`, lowercased: scope matching is case-insensitive.
@@ -88,6 +100,7 @@ struct Credential: Sendable, Hashable {
         if let cachedAt { object["cached_at"] = EpochSeconds.json(cachedAt) }
         if let expiresOn { object["expires_on"] = EpochSeconds.json(expiresOn) }
         if let extendedExpiresOn { object["extended_expires_on"] = EpochSeconds.json(extendedExpiresOn) }
+        if let refreshOn { object["refresh_on"] = EpochSeconds.json(refreshOn) }
         if let familyID { object["family_id"] = .string(familyID) }
         return object
     }

@@ -17,12 +17,15 @@ public struct TokenRequest: Sendable, Hashable {
     public var scopes: [String]
     /// When an interactive sign-in may follow.
     public var prompt: Prompt
+    /// Skip cached access tokens and redeem a refresh token (MSAL's `forceRefresh`).
+    public var forceRefresh: Bool
 
     /// - Parameters: see the properties.
-    public init(account: String, scopes: [String] = TokenCache.defaultScopes, prompt: Prompt = .whenKnown) {
+    public init(account: String, scopes: [String] = TokenCache.defaultScopes, prompt: Prompt = .whenKnown, forceRefresh: Bool = false) {
         self.account = account
         self.scopes = scopes
         self.prompt = prompt
+        self.forceRefresh = forceRefresh
     }
 }
 
@@ -67,7 +70,7 @@ extension TokenCache {
     /// The silent step: the token, or nil when a prompt is to follow; the error when it may not.
     private func silentResult(for request: TokenRequest) throws(TokenCacheError) -> AuthenticationResult? {
         do {
-            return try acquireToken(account: request.account, scopes: request.scopes, interactive: false)
+            return try acquireToken(account: request.account, scopes: request.scopes, interactive: false, forceRefresh: request.forceRefresh)
         } catch .interactionRequired(let reason, let lastWipe) {
             guard request.prompt != .never else { throw .interactionRequired(reason: reason, lastWipe: lastWipe) }
             if request.prompt == .whenKnown, try !knows(account: request.account) {

@@ -55,12 +55,12 @@ extension TokenCache {
             : [own.map { ($0, isFamily: false) }, familyToken.map { ($0, isFamily: true) }]
         var refusals: [String] = []
         for case let (entry, isFamily)? in ordered {
-            if let refusal = issuer.refusal(of: entry.value, asFamilyToken: isFamily, clientID: clientID, familyID: configuration.familyID) {
-                refusals.append(refusal)
+            if let refusal = issuer.refusal(of: entry.value, asFamilyToken: isFamily, clientID: clientID, familyID: serverFamilyID) {
+                refusals.append(refusal.description)
                 continue
             }
             let response = issuer.issue(
-                to: issuer.user(for: account), clientID: clientID, familyID: configuration.familyID,
+                to: issuer.user(for: account), clientID: clientID, familyID: serverFamilyID,
                 environment: environment, scopes: scopes, at: date)
             // The new tokens go where the redeemed legacy token was, else under `common`.
             let legacyAuthority = LegacyTokenCacheKey.isLegacy(entry.item)

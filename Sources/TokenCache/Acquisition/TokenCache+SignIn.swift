@@ -17,7 +17,7 @@ extension TokenCache {
         let scopes = try Self.normalized(scopes)
         let user = issuer.user(username: username, tenant: tenant)
         let response = issuer.issue(
-            to: user, clientID: clientID, familyID: configuration.familyID, environment: environment, scopes: scopes, at: now())
+            to: user, clientID: clientID, familyID: serverFamilyID, environment: environment, scopes: scopes, at: now())
         switch configuration.sdk {
         case .msal: try defaultAccessor.saveTokens(response)
         case .adal: try legacyAccessor.saveTokens(response, realm: LegacyResource.realm(forTenant: tenant), otherAccessor: defaultAccessor)

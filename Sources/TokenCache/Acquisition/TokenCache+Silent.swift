@@ -10,9 +10,13 @@ extension TokenCache {
     /// this client signed out needs interaction before the cache is looked at; an access token
     /// counts only with the account's ID token and account item beside it, when it was issued
     /// to this client for the account's tenant, covers every requested scope
-    /// (case-insensitively) and does not expire within ``expirationMargin``; then the app's own
-    /// refresh token, then the family's (the family from the app metadata; ``defaultFamilyID``
-    /// while the cache has none; none when the server said "no family").
+    /// (case-insensitively), does not expire within ``expirationMargin`` and is not past its
+    /// `refresh_on` (`MSIDAccessToken.m` `refreshNeeded`: past it, the token is refreshed
+    /// proactively); then the app's own refresh token, then the family's (the family from the
+    /// app metadata; ``defaultFamilyID`` while the cache has none; none when the server said
+    /// "no family"). A family token the server answers with `client_mismatch` sets the app
+    /// metadata's `family_id` to `""` (`MSIDDefaultSilentTokenRequest.m`
+    /// `updateFamilyIdCacheWithServerError`), so the next acquisition skips family tokens.
     ///
     /// - Parameters:
     ///   - identifier: a home account ID (`<oid>.<tid>`) or a username.
@@ -43,18 +47,22 @@ extension TokenCache {
         var tried = [(token, isFamily)]
         // handleErrorResponseForAppRefreshToken: after the app's token is refused, the family's
         // (looked up again), when its secret differs.
-        if !isFamily, issuer.refusal(of: token.value, asFamilyToken: false, clientID: clientID, familyID: configuration.familyID) != nil,
+        if !isFamily, issuer.refusal(of: token.value, asFamilyToken: false, clientID: clientID, familyID: serverFamilyID) != nil,
            let family = try defaultAccessor.familyRefreshToken(for: account), family.value.secret != token.value.secret {
             tried.append((family, true))
         }
         var refusals: [String] = []
         for (entry, isFamily) in tried {
-            if let refusal = issuer.refusal(of: entry.value, asFamilyToken: isFamily, clientID: clientID, familyID: configuration.familyID) {
-                refusals.append(refusal)
+            if let refusal = issuer.refusal(of: entry.value, asFamilyToken: isFamily, clientID: clientID, familyID: serverFamilyID) {
+                refusals.append(refusal.description)
+                if isFamily, refusal.subError == .clientMismatch {
+                    // handleErrorResponseForFamilyRefreshToken: a failed update is only logged.
+                    try? defaultAccessor.updateAppMetadata(familyID: "")
+                }
                 continue
             }
             let response = issuer.issue(
-                to: issuer.user(for: account), clientID: clientID, familyID: configuration.familyID,
+                to: issuer.user(for: account), clientID: clientID, familyID: serverFamilyID,
                 environment: environment, scopes: scopes, at: date)
             try defaultAccessor.saveTokens(response)
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
@@ -68,15 +76,16 @@ extension TokenCache {
     /// MSAL's `acquireToken` as an app calls it: silently when it can (see
     /// ``acquireTokenSilent(account:scopes:forceRefresh:)``); when that needs interaction and `interactive`
     /// allows it, an emulated interactive sign-in of the same user, which needs the identifier
-    /// to be a username. The result's `source` says which happened.
+    /// to be a username. The result's `source` says which happened. `forceRefresh` skips cached
+    /// access tokens, as MSAL's `forceRefresh` does.
     ///
     /// - Throws: ``TokenCacheError/interactionRequired(reason:lastWipe:)`` when no token is
     ///   usable and no sign-in is allowed (or possible with a home account ID).
-    public func acquireToken(account identifier: String, scopes: [String], interactive: Bool) throws(TokenCacheError)
+    public func acquireToken(account identifier: String, scopes: [String], interactive: Bool, forceRefresh: Bool = false) throws(TokenCacheError)
         -> AuthenticationResult
     {
         do {
-            return try acquireTokenSilent(account: identifier, scopes: scopes)
+            return try acquireTokenSilent(account: identifier, scopes: scopes, forceRefresh: forceRefresh)
         } catch .interactionRequired where interactive && identifier.contains("@") {
             return try signIn(username: identifier, scopes: scopes)
         }

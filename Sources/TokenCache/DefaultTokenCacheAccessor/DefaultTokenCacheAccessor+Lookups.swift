@@ -151,7 +151,8 @@ extension DefaultTokenCacheAccessor {
     /// (not expiring within ``TokenCache/expirationMargin``), it is answered with a refresh token looked up
     /// family first (`fetchCachedTokenAndCheckForFRTFirst:YES`), the ID token and the account
     /// record (`resultWithAccessToken`); without either, nil ("Try to recover"). Expired past
-    /// its extended lifetime, it is deleted (`removeAccessToken`).
+    /// its extended lifetime, it is deleted (`removeAccessToken`). Valid but past its
+    /// `refresh_on` (`refreshNeeded`), it is kept and nil returned: a proactive refresh follows.
     func cachedResult(for account: CachedAccount, scopes: [String], at date: Date) throws(TokenCacheError) -> AuthenticationResult? {
         let wanted = Set(scopes.map { $0.lowercased() })
         let realm = account.tenantID
@@ -162,6 +163,7 @@ extension DefaultTokenCacheAccessor {
             if (token.extendedExpiresOn ?? .distantPast) <= date { _ = try keychainCache.deleteItem(found.item) }
             return nil
         }
+        if token.refreshNeeded(at: date) { return nil }
         _ = try refreshTokenToRedeem(for: account, familyFirst: true)
         guard let idToken = try idToken(homeAccountID: account.homeAccountID, realm: realm),
               let record = try accountRecord(homeAccountID: account.homeAccountID, realm: realm)

@@ -84,3 +84,22 @@ struct DefaultTokenCacheAccessor: Sendable {
         try credentialCache.saveAccount(account, fields: account.fields(clientInfo: response.user.clientInfo))
     }
 }
+
+extension DefaultTokenCacheAccessor {
+    /// `updateAppMetadataWithFamilyId`: this client's app metadata of this environment
+    /// (`{service appmetadata-<cid>, type 3001}`) rewritten with `familyID`, or a new one when
+    /// there is none. Silent acquisition calls it with `""` after the server answered a family
+    /// refresh token with `client_mismatch`, so the app stops looking for family tokens.
+    func updateAppMetadata(familyID: String) throws(TokenCacheError) {
+        let layout = ItemLayout.appMetadata(environment: environment, clientID: clientID, familyID: nil)
+        let found = try credentialCache.entries(matching: KeychainQuery(group: accessGroup, service: layout.service, type: layout.type))
+        let client = CacheKey.normalized(clientID)
+        let existing = found.appMetadata.map(\.value).filter {
+            CacheKey.normalized($0.clientID) == client && CacheKey.normalized($0.environment) == environment
+        }
+        for var metadata in existing.isEmpty ? [AppMetadata(clientID: clientID, environment: environment, familyID: nil)] : existing {
+            metadata.familyID = familyID
+            try credentialCache.saveAppMetadata(metadata)
+        }
+    }
+}

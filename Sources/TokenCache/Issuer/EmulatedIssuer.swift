@@ -14,10 +14,29 @@ public struct EmulatedIssuer: Sendable, Hashable {
 
     /// How long minted access tokens are valid, in seconds.
     public var accessTokenLifetime: TimeInterval
+    /// The `refresh_in` the token endpoint sends, in seconds, or nil to send none. MSAL writes
+    /// `refresh_on` (issue time + `refresh_in`) on the access token and refreshes it proactively
+    /// once that has passed (IdentityCore `MSIDAADTokenResponse.m` `refreshOnDate`).
+    public var refreshIn: TimeInterval?
+    /// Client IDs the server says are in no family, whatever the app's configuration says: it
+    /// answers their family refresh tokens with `invalid_grant`/`client_mismatch` and sends them
+    /// no `foci`. Compared case-insensitively.
+    public var clientsOutsideFamily: Set<String>
 
-    /// - Parameter accessTokenLifetime: seconds; the service's usual hour by default.
-    public init(accessTokenLifetime: TimeInterval = 3600) {
+    /// - Parameters:
+    ///   - accessTokenLifetime: seconds; the service's usual hour by default.
+    ///   - refreshIn: seconds until MSAL refreshes proactively; nil (the default) sends none.
+    ///   - clientsOutsideFamily: clients the server keeps out of every family.
+    public init(accessTokenLifetime: TimeInterval = 3600, refreshIn: TimeInterval? = nil, clientsOutsideFamily: Set<String> = []) {
         self.accessTokenLifetime = accessTokenLifetime
+        self.refreshIn = refreshIn
+        self.clientsOutsideFamily = Set(clientsOutsideFamily.map(CacheKey.normalized))
+    }
+
+    /// The family the server puts `clientID` in: `configured` (the app's setting), unless the
+    /// client is one of ``clientsOutsideFamily``.
+    public func familyID(ofClient clientID: String, configured: String?) -> String? {
+        clientsOutsideFamily.contains(CacheKey.normalized(clientID)) ? nil : configured
     }
 
     /// The tenant ID for `tenant`: a GUID as is, `common`/`organizations` and `consumers` as
@@ -56,16 +75,19 @@ public struct EmulatedIssuer: Sendable, Hashable {
     }
 
     /// Why the server refuses `token` from `clientID`, or nil when it accepts it. A family
-    /// token is accepted only from a client the server puts in that family.
-    func refusal(of token: Credential, asFamilyToken: Bool, clientID: String, familyID: String?) -> String? {
+    /// token is accepted only from a client the server puts in that family (`familyID`, see
+    /// ``familyID(ofClient:configured:)``); from any other it is `client_mismatch`.
+    func refusal(of token: Credential, asFamilyToken: Bool, clientID: String, familyID: String?) -> ServerRefusal? {
         if asFamilyToken {
             guard let family = token.family, let familyID, CacheKey.normalized(familyID) == CacheKey.normalized(family) else {
-                return "invalid_grant: client \(clientID) is not a member of family \(DisplayText(token.family ?? "(none)"))"
+                return ServerRefusal(
+                    subError: .clientMismatch,
+                    reason: "client \(DisplayText(clientID)) is not a member of family \(DisplayText(token.family ?? "(none)"))")
             }
             return nil
         }
         guard CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID) else {
-            return "invalid_grant: the refresh token was issued to client \(DisplayText(token.clientID))"
+            return ServerRefusal(subError: nil, reason: "the refresh token was issued to client \(DisplayText(token.clientID))")
         }
         return nil
     }
@@ -79,7 +101,8 @@ public struct EmulatedIssuer: Sendable, Hashable {
             accessToken: "emulated-access-token." + Base64URL.random(bytes: 32),
             refreshToken: "emulated-refresh-token." + Base64URL.random(bytes: 48),
             idToken: idToken(for: user, clientID: clientID, environment: environment, issuedAt: now, expiresOn: expiresOn),
-            issuedAt: now, expiresOn: expiresOn, extendedExpiresOn: expiresOn.addingTimeInterval(accessTokenLifetime))
+            issuedAt: now, expiresOn: expiresOn, extendedExpiresOn: expiresOn.addingTimeInterval(accessTokenLifetime),
+            refreshOn: refreshIn.map { now.addingTimeInterval($0) })
     }
 
     /// An unsecured JWT (RFC 7519 §6: `alg` none, empty signature) that says it is emulated.
@@ -197,14 +220,19 @@ struct TokenResponse: Sendable {
     let issuedAt: Date
     let expiresOn: Date
     let extendedExpiresOn: Date
+    /// When MSAL is to refresh the access token proactively: issue time + `refresh_in`, when
+    /// the server sent one.
+    var refreshOn: Date?
 
     var account: CachedAccount { user.account(environment: environment) }
 
+    /// Only the access token carries `cached_at` (`MSIDOauth2Factory.m` `fillAccessToken`; the
+    /// refresh and ID token payloads of `MSIDCacheSchemaValidationTests.m` have none).
     var accessTokenCredential: Credential {
         Credential(
             type: .accessToken, secret: accessToken, homeAccountID: user.homeAccountID, environment: environment,
             clientID: clientID, realm: user.tenantID, target: scopes.joined(separator: " "),
-            cachedAt: issuedAt, expiresOn: expiresOn, extendedExpiresOn: extendedExpiresOn)
+            cachedAt: issuedAt, expiresOn: expiresOn, extendedExpiresOn: extendedExpiresOn, refreshOn: refreshOn)
     }
 
     /// The refresh token; stored once under the client and, in a family, once more under the
@@ -212,13 +240,13 @@ struct TokenResponse: Sendable {
     var refreshTokenCredential: Credential {
         Credential(
             type: .refreshToken, secret: refreshToken, homeAccountID: user.homeAccountID, environment: environment,
-            clientID: clientID, cachedAt: issuedAt, familyID: familyID)
+            clientID: clientID, familyID: familyID)
     }
 
     var idTokenCredential: Credential {
         Credential(
             type: .idToken, secret: idToken, homeAccountID: user.homeAccountID, environment: environment,
-            clientID: clientID, realm: user.tenantID, cachedAt: issuedAt)
+            clientID: clientID, realm: user.tenantID)
     }
 
     /// Without a family the SDK records an empty `family_id`: the server said "no family".
