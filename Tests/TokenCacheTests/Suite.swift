@@ -29,12 +29,15 @@ struct Suite {
     }
 
     /// Another app of the team; `entitled: false` leaves the shared group out of its entitlements.
-    func app(_ bundleID: String, client: String, family: String? = nil, entitled: Bool = true) throws -> TokenCache {
-        try Self.makeApp(bundleID, client: client, family: family, entitled: entitled, store: store, team: team, clock: clock)
+    /// `issuer` is the emulated server it talks to.
+    func app(
+        _ bundleID: String, client: String, family: String? = nil, entitled: Bool = true, issuer: EmulatedIssuer = EmulatedIssuer()
+    ) throws -> TokenCache {
+        try Self.makeApp(bundleID, client: client, family: family, entitled: entitled, issuer: issuer, store: store, team: team, clock: clock)
     }
 
     private static func makeApp(
-        _ bundleID: String, client: String, family: String?, entitled: Bool = true,
+        _ bundleID: String, client: String, family: String?, entitled: Bool = true, issuer: EmulatedIssuer = EmulatedIssuer(),
         store: any ItemStore, team: TeamIdentifier, clock: TestClock
     ) throws -> TokenCache {
         let groups = entitled ? ["$(AppIdentifierPrefix)com.microsoft.adalcache"] : []
@@ -42,7 +45,7 @@ struct Suite {
         return try TokenCache(
             keychain: Keychain(app: app, store: store, now: clock.function),
             configuration: TokenCacheConfiguration(clientID: client, familyID: family),
-            now: clock.function)
+            issuer: issuer, now: clock.function)
     }
 
     /// Every item of the shared group, in creation order.
