@@ -51,7 +51,7 @@ struct RefreshOnTests {
     /// `MSIDAccessToken.m` `refreshNeeded`: a token cached in the future (the clock went back)
     /// needs refresh; else it does once `refresh_on` has passed; without `refresh_on`, never.
     @Test
-    func refreshNeededFollowsMSIDAccessToken() {
+    func refreshNeededFollowsMSIDAccessToken() throws {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         func token(cachedAt: Date?, refreshOn: Date?) -> Credential {
             Credential(
@@ -108,7 +108,7 @@ struct RefreshOnTests {
         let suite = try Suite(backend)
         try suite.mail.signIn(username: "alice@contoso.com")
         suite.clock.advance(by: 3600)
-        try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
+        _ = try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
         let credentials = try suite.items().filter { [2001, 2002, 2003].contains($0.type) }
         #expect(credentials.count == 4)
         for item in credentials {
