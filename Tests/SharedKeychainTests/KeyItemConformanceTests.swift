@@ -10,7 +10,7 @@ import Testing
 struct KeyItemConformanceTests {
     typealias Suite = KeychainConformanceTests.Suite
 
-    static let targets = TestBackend.allCases.map { Target(backend: $0, api: .swift) }
+    static let targets = Backend.allCases.map { Target(backend: $0, api: .swift) }
 
     /// MSAL's broker key: `createBrokerKeyWithError`'s attributes.
     let brokerKey = KeyAttributes(
