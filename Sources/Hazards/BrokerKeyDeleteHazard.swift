@@ -24,26 +24,24 @@ struct BrokerKeyDeleteHazard {
         report.groups = Array(Set(waiting.map(\.cache.accessGroup))).sorted()
         defer { suite.cleanUp(suite.perAppGroups(waiting + [teams], broker: broker)) }
 
-        var pending: [(app: (app: SimulatedApp, cache: TokenCache), request: BrokerRequest, answer: String)] = []
+        var pending: [Pending] = []
         for app in waiting {
             let request = try app.cache.brokerRequest(
                 loginHint: MicrosoftApps.user, scopes: TokenCache.defaultScopes, redirectURI: RedirectURI.msalDefault(bundleID: app.app.bundleID))
             let answer = try broker.handle(request.url, caller: app.app.bundleID)
-            pending.append((app, request, answer.url))
+            pending.append(Pending(cache: app.cache, bundleID: app.app.bundleID, request: request, answer: answer.url))
             report.step("\(app.app.bundleID) sends a broker request with the broker key of \(app.cache.accessGroup); the broker answers, encrypted under it")
         }
         let deleted = try teams.cache.deleteBrokerKey()
         report.step("\(MicrosoftApps.teams) deletes the broker key of \(teams.cache.accessGroup) (SecItemDelete class key, tag com.microsoft.adBrokerKey\\0): \(deleted.counted("key")) deleted")
 
         var broken: [String] = []
-        for (app, request, answer) in pending {
-            do {
-                _ = try app.cache.acceptBrokerResponse(answer, to: request)
-                report.step("\(app.app.bundleID) takes the broker's answer: signed in")
-            } catch {
-                guard case .brokerResponseDecryptionFailed = error else { throw error }
-                broken.append(app.app.bundleID)
-                report.step("\(app.app.bundleID) takes the broker's answer: \(error.errorCode ?? error.status.name): \(error.message)")
+        for waiter in pending {
+            if let failure = try waiter.take() {
+                broken.append(waiter.bundleID)
+                report.step("\(waiter.bundleID) takes the broker's answer: \(failure.errorCode ?? failure.status.name): \(failure.message)")
+            } else {
+                report.step("\(waiter.bundleID) takes the broker's answer: signed in")
             }
         }
         report.record("broker keys deleted", deleted)
@@ -56,5 +54,25 @@ struct BrokerKeyDeleteHazard {
             report.limits = ["per-app groups give up silent single sign-on from the shared cache: every app's first sign-in goes to the broker"]
         }
         return report
+    }
+
+    /// An app waiting for the broker's answer to its request.
+    private struct Pending {
+        let cache: TokenCache
+        let bundleID: String
+        let request: BrokerRequest
+        let answer: String
+
+        /// Takes the answer: nil when signed in, the failure when the answer cannot be
+        /// decrypted; any other failure is thrown.
+        func take() throws(TokenCacheError) -> TokenCacheError? {
+            do {
+                _ = try cache.acceptBrokerResponse(answer, to: request)
+                return nil
+            } catch {
+                guard case .brokerResponseDecryptionFailed = error else { throw error }
+                return error
+            }
+        }
     }
 }
