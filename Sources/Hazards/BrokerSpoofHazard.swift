@@ -22,7 +22,7 @@ struct BrokerSpoofHazard {
         let broker = try Self.broker(suite)
         let groups = mitigated ? [mail.cache.accessGroup, calendar.cache.accessGroup] : [sharedGroup]
         report.groups = groups
-        // The broker keys live in each app's own group; the broker's tokens in its group.
+        // The broker keys live in each app's token group; the broker's tokens in its group.
         let appGroups = [mail, calendar].map { $0.app.keychain.app.appIDGroup.rawValue }
         defer { suite.cleanUp(Array(Set(groups + appGroups + [broker.cache.accessGroup])).sorted()) }
 

@@ -29,6 +29,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     case lockedDevice = "locked-device"
     /// An app presents a sibling's redirect URI to the broker: refused; the shared group needs no spoofing.
     case brokerSpoof = "broker-spoof"
+    /// One app deletes the sharing group's broker key; every app waiting for the broker fails to decrypt its answer.
+    case brokerKeyDelete = "broker-key-delete"
 
     /// The name (`wipe-all`).
     public var description: String { rawValue }
@@ -54,6 +56,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             "a background launch between a reboot and the first unlock cannot read MSAL's afterFirstUnlockThisDeviceOnly tokens; an app's own whenUnlocked items fail whenever the phone is locked"
         case .brokerSpoof:
             "the broker refuses an app presenting a sibling's redirect URI, but the shared cache group hands the sibling's tokens over with no spoofing at all"
+        case .brokerKeyDelete:
+            "MSAL keeps one broker key per sharing group: one app deleting it leaves every app waiting for the broker unable to decrypt its answer"
         }
     }
 
@@ -88,6 +92,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             [HazardMitigation("write your own items afterFirstUnlock; defer background work until protected data is available", .deployable)]
         case .brokerSpoof:
             [HazardMitigation("per-app access groups, single sign-on through the broker", .deployable)]
+        case .brokerKeyDelete:
+            [HazardMitigation("per-app access groups: each app's broker key in its own group", .deployable)]
         }
     }
 
@@ -138,6 +144,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .lostUpdate: try LostUpdateHazard(store: store, mitigated: variant != .unmitigated).run()
         case .lockedDevice: try LockedDeviceHazard(store: store, variant: variant, device: required(device)).run()
         case .brokerSpoof: try BrokerSpoofHazard(store: store, mitigated: variant != .unmitigated).run()
+        case .brokerKeyDelete: try BrokerKeyDeleteHazard(store: store, mitigated: variant != .unmitigated).run()
         }
     }
 

@@ -76,8 +76,8 @@ final class SimulatedSuite: Sendable {
         return answer.prompted
     }
 
-    /// The groups a per-app-group run leaves: each app's token group and app-ID group (broker
-    /// keys), and the broker's group.
+    /// The groups a run leaves: each app's token group (its broker key too) and app-ID group,
+    /// and the broker's group.
     func perAppGroups(_ apps: [(app: SimulatedApp, cache: TokenCache)], broker: BrokerService) -> [String] {
         Array(Set(apps.flatMap { [$0.cache.accessGroup, $0.app.keychain.app.appIDGroup.rawValue] } + [broker.cache.accessGroup])).sorted()
     }

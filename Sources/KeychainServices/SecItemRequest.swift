@@ -122,8 +122,10 @@ struct SecItemRequest {
         case kSecClassKey, kSecClassCertificate, kSecClassIdentity:
             let className = name == kSecClassKey ? "kSecClassKey" : name == kSecClassCertificate ? "kSecClassCertificate" : "kSecClassIdentity"
             guard purpose == .add else {
-                // The device holds none: "wipe everything" loops over every class see nothing to do.
-                throw SecItemFailure(status: errSecItemNotFound, message: "no \(className) items exist here: the emulator stores passwords only")
+                // SecItem reaches passwords only: "wipe everything" loops over every class see nothing to
+                // do. Keys the token cache keeps (MSAL's broker key) are reachable through the Swift API.
+                throw SecItemFailure(
+                    status: errSecItemNotFound, message: "no \(className) items are reachable through SecItem here: it reaches passwords only")
             }
             throw .unimplemented("adding \(className) items is not implemented: the emulator stores passwords only")
         default:

@@ -1,9 +1,11 @@
 import Foundation
 
-/// The class of a password item: `kSecClassGenericPassword` or `kSecClassInternetPassword`.
+/// The class of an item: `kSecClassGenericPassword`, `kSecClassInternetPassword` or
+/// `kSecClassKey` (a key's bytes, found by its ``KeyAttributes``).
 public enum ItemClass: String, Sendable, Hashable, Codable, CaseIterable {
     case genericPassword = "generic"
     case internetPassword = "internet"
+    case key = "key"
 }
 
 /// The attributes an internet password (`kSecClassInternetPassword`) has beside the account,

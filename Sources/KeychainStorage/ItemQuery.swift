@@ -16,7 +16,7 @@ public struct ItemQuery: Sendable, Hashable {
     public var type: UInt32?
     /// Matched after the search: label, comment, description, creator, the emulator's
     /// provenance, accessibility class,
-    /// synchronizable, item class and the internet-password attributes.
+    /// synchronizable, item class, the internet-password and the key attributes.
     public var filters: Filters
 
     /// The attributes a backend matches on the items its search found.
@@ -37,6 +37,8 @@ public struct ItemQuery: Sendable, Hashable {
         public var itemClass: ItemClass?
         /// Internet-password attributes to match; any named excludes generic passwords.
         public var internet: InternetFields
+        /// Key attributes to match; any named excludes passwords.
+        public var key: KeyFields
         /// Whether the item's access control asks the user (``AccessControlFlags/asksUser``);
         /// nil: either. `kSecUseAuthenticationUISkip` searches with false.
         public var asksUser: Bool?
@@ -44,7 +46,7 @@ public struct ItemQuery: Sendable, Hashable {
         public init(
             label: String? = nil, comment: String? = nil, itemDescription: String? = nil, creator: UInt32? = nil,
             addedBy: String? = nil, accessibility: Accessibility? = nil, synchronizable: Bool? = nil, itemClass: ItemClass? = nil,
-            internet: InternetFields = InternetFields(), asksUser: Bool? = nil
+            internet: InternetFields = InternetFields(), asksUser: Bool? = nil, key: KeyFields = KeyFields()
         ) {
             self.label = label
             self.comment = comment
@@ -56,6 +58,7 @@ public struct ItemQuery: Sendable, Hashable {
             self.itemClass = itemClass
             self.internet = internet
             self.asksUser = asksUser
+            self.key = key
         }
 
         /// True when no filter is set.
@@ -71,6 +74,7 @@ public struct ItemQuery: Sendable, Hashable {
                 && (synchronizable == nil || synchronizable == item.synchronizable)
                 && (itemClass == nil || itemClass == item.itemClass)
                 && internet.matches(item.internet)
+                && key.matches(item.key)
                 && (asksUser == nil || asksUser == (item.accessControl?.asksUser ?? false))
         }
     }
@@ -134,7 +138,8 @@ public struct ItemQuery: Sendable, Hashable {
     /// every internet attribute of an internet password, and the synchronizable flag. A backend
     /// may look that key up alone.
     public func exactKey(in group: String) -> PrimaryKey? {
-        guard let account, let synchronizable = filters.synchronizable else { return nil }
+        // A key's whole key is six attributes; its queries are few and searched.
+        guard let account, let synchronizable = filters.synchronizable, filters.itemClass != .key, filters.key.isEmpty else { return nil }
         let internet = filters.internet
         if filters.itemClass != .internetPassword, internet.isEmpty, let service, !service.isEmpty {
             return PrimaryKey(group: group, account: account, service: service, synchronizable: synchronizable)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One password item (generic, or internet when ``internet`` is set) as a storage backend keeps
-/// it: the attributes Keychain Services defines for the class, and the secret data.
+/// One item (a generic password; an internet password when ``internet`` is set; a key when
+/// ``key`` is set) as a storage backend keeps it: the attributes Keychain Services defines for the class, and the secret data.
 public struct StoredItem: Sendable, Hashable, Codable {
     /// The access group, in full (`ABCDE12345.com.microsoft.adalcache`).
     public var group: String
@@ -17,6 +17,8 @@ public struct StoredItem: Sendable, Hashable, Codable {
     public var serviceIsData: Bool
     /// The internet-password attributes (`kSecClassInternetPassword`); nil for a generic password.
     public var internet: InternetAttributes?
+    /// The key attributes (`kSecClassKey`); nil for a password. A key has empty account and service.
+    public var key: KeyAttributes?
     /// The access control's flags (`kSecAttrAccessControl`), Apple's bit values; nil when the item
     /// has none. Flags that ask the user (``AccessControlFlags/asksTheUser``) are decided by the
     /// device's authentication when the item is used.
@@ -72,7 +74,8 @@ public struct StoredItem: Sendable, Hashable, Codable {
         accountIsData: Bool = false,
         serviceIsData: Bool = false,
         internet: InternetAttributes? = nil,
-        accessControl: AccessControlFlags? = nil
+        accessControl: AccessControlFlags? = nil,
+        key: KeyAttributes? = nil
     ) {
         self.group = group
         self.account = account
@@ -94,10 +97,12 @@ public struct StoredItem: Sendable, Hashable, Codable {
         self.serviceIsData = serviceIsData
         self.internet = internet
         self.accessControl = accessControl
+        self.key = key
     }
 
-    /// `kSecClassInternetPassword` when the item has ``internet`` attributes, else generic.
-    public var itemClass: ItemClass { internet == nil ? .genericPassword : .internetPassword }
+    /// `kSecClassKey` when the item has ``key`` attributes, `kSecClassInternetPassword` when it
+    /// has ``internet`` attributes, else generic.
+    public var itemClass: ItemClass { key != nil ? .key : internet == nil ? .genericPassword : .internetPassword }
 
     /// `kSecAttrAccount` in the type it was added with.
     public var accountValue: AttributeValue { AttributeValue(key: account, isData: accountIsData) }
@@ -113,7 +118,7 @@ public struct StoredItem: Sendable, Hashable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case group, account, service, generic, type, label, comment, creator, provenance, creationDate, modificationDate, data, version, accessibility,
-            synchronizable, accountIsData, serviceIsData, internet, accessControl
+            synchronizable, accountIsData, serviceIsData, internet, accessControl, key
         case itemDescription = "description"
     }
 
@@ -156,6 +161,7 @@ public struct StoredItem: Sendable, Hashable, Codable {
         serviceIsData = try container.decodeIfPresent(Bool.self, forKey: .serviceIsData) ?? false
         internet = try container.decodeIfPresent(InternetAttributes.self, forKey: .internet)
         accessControl = try container.decodeIfPresent(AccessControlFlags.self, forKey: .accessControl)
+        key = try container.decodeIfPresent(KeyAttributes.self, forKey: .key)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -181,6 +187,7 @@ public struct StoredItem: Sendable, Hashable, Codable {
         if serviceIsData { try container.encode(true, forKey: .serviceIsData) }
         try container.encodeIfPresent(internet, forKey: .internet)
         try container.encodeIfPresent(accessControl, forKey: .accessControl)
+        try container.encodeIfPresent(key, forKey: .key)
     }
 
     /// A FourCharCode field: absent, or a whole number from 0 to 4294967295 (the error names
@@ -195,7 +202,7 @@ public struct StoredItem: Sendable, Hashable, Codable {
     }
 
     public var primaryKey: PrimaryKey {
-        PrimaryKey(group: group, account: account, service: service, synchronizable: synchronizable, internet: internet)
+        PrimaryKey(group: group, account: account, service: service, synchronizable: synchronizable, internet: internet, key: key)
     }
 
     /// The largest version an item may carry: every JSON reader holds it exactly (2^53 - 1),
@@ -205,7 +212,8 @@ public struct StoredItem: Sendable, Hashable, Codable {
 
 /// What makes an item unique in Keychain Services: for a generic password account, service,
 /// access group and the synchronizable flag; for an internet password account, the
-/// ``InternetAttributes``, access group and the synchronizable flag. Generic, type, label,
+/// ``InternetAttributes``, access group and the synchronizable flag; for a key the
+/// ``KeyAttributes``, access group and the synchronizable flag. Generic, type, label,
 /// creator and provenance are not part of it.
 public struct PrimaryKey: Hashable, Sendable, Codable, CustomStringConvertible {
     public var group: String
@@ -215,17 +223,23 @@ public struct PrimaryKey: Hashable, Sendable, Codable, CustomStringConvertible {
     public var synchronizable: Bool
     /// The internet password's key attributes; nil for a generic password.
     public var internet: InternetAttributes?
+    /// The key's attributes; nil for a password.
+    public var key: KeyAttributes?
 
-    public init(group: String, account: String, service: String, synchronizable: Bool = false, internet: InternetAttributes? = nil) {
+    public init(
+        group: String, account: String, service: String, synchronizable: Bool = false, internet: InternetAttributes? = nil,
+        key: KeyAttributes? = nil
+    ) {
         self.group = group
         self.account = account
         self.service = service
         self.synchronizable = synchronizable
         self.internet = internet
+        self.key = key
     }
 
     private enum CodingKeys: String, CodingKey {
-        case group, account, service, synchronizable, internet
+        case group, account, service, synchronizable, internet, key
     }
 
     /// Decodes a key; journals written before keys had the flag and the class read as local
@@ -237,6 +251,7 @@ public struct PrimaryKey: Hashable, Sendable, Codable, CustomStringConvertible {
         service = try container.decode(String.self, forKey: .service)
         synchronizable = try container.decodeIfPresent(Bool.self, forKey: .synchronizable) ?? false
         internet = try container.decodeIfPresent(InternetAttributes.self, forKey: .internet)
+        key = try container.decodeIfPresent(KeyAttributes.self, forKey: .key)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -246,10 +261,14 @@ public struct PrimaryKey: Hashable, Sendable, Codable, CustomStringConvertible {
         try container.encode(service, forKey: .service)
         if synchronizable { try container.encode(true, forKey: .synchronizable) }
         try container.encodeIfPresent(internet, forKey: .internet)
+        try container.encodeIfPresent(key, forKey: .key)
     }
 
     public var description: String {
         let place = synchronizable ? " (synchronizable)" : ""
+        if let key {
+            return "\(key)\(place) in group '\(DisplayText(group))'"
+        }
         if let internet {
             return "internet password for account '\(DisplayText(AttributeBytes.shown(account)))', \(internet)\(place) in group '\(DisplayText(group))'"
         }

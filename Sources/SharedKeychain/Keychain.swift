@@ -1,7 +1,7 @@
 @_exported import KeychainStorage
 import Foundation
 
-/// A password item (generic or internet) as the keychain returns it: attributes and data.
+/// An item (a generic or internet password, or a key) as the keychain returns it: attributes and data.
 public typealias KeychainItem = StoredItem
 
 /// One app's view of the shared keychain, with Keychain Services semantics for generic
@@ -42,12 +42,15 @@ public struct Keychain: Sendable {
     public func add(_ new: NewItem) throws(KeychainError) -> KeychainItem {
         let group = try new.group.map { (group) throws(KeychainError) in try entitled(group) } ?? app.accessGroups[0].rawValue
         let date = now()
+        // Only a generic password has a service; a key has no account either.
+        let service = new.internet == nil && new.key == nil ? new.service : ""
         let item = KeychainItem(
-            group: group, account: new.account, service: new.internet == nil ? new.service : "", generic: new.generic, type: new.type,
+            group: group, account: new.key == nil ? new.account : "", service: service, generic: new.generic, type: new.type,
             label: new.label, comment: new.comment, itemDescription: new.itemDescription, creator: new.creator,
             provenance: Provenance(addedBy: app.bundleID), creationDate: date, modificationDate: date, data: new.data, accessibility: new.accessibility,
             synchronizable: new.synchronizable, accountIsData: new.accountIsData,
-            serviceIsData: new.internet == nil && new.serviceIsData, internet: new.internet, accessControl: new.accessControl)
+            serviceIsData: new.internet == nil && new.key == nil && new.serviceIsData, internet: new.key == nil ? new.internet : nil,
+            accessControl: new.accessControl, key: new.key)
         do { try store.add(item) } catch { throw KeychainError(error) }
         return item
     }

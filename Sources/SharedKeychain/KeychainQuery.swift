@@ -49,6 +49,15 @@ public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
         return KeychainQuery(group: group, account: account?.key, filters: filters)
     }
 
+    /// A query for keys (`kSecClassKey`) with the attributes named: MSAL's broker-key query
+    /// names the tag, the key type and the group.
+    public static func key(group: String? = nil, _ fields: KeyFields = KeyFields(), filters: ItemQuery.Filters = ItemQuery.Filters()) -> KeychainQuery {
+        var filters = filters
+        filters.itemClass = .key
+        filters.key = fields
+        return KeychainQuery(group: group, filters: filters)
+    }
+
     /// A query for everything in the app's groups (or in `group`).
     public static func all(in group: String? = nil) -> KeychainQuery { KeychainQuery(group: group) }
 
@@ -56,6 +65,9 @@ public struct KeychainQuery: Sendable, Hashable, CustomStringConvertible {
         var parts: [String] = []
         if filters.itemClass == .internetPassword { parts.append("internet passwords") }
         if filters.itemClass == .genericPassword { parts.append("generic passwords") }
+        if filters.itemClass == .key { parts.append("keys") }
+        if let tag = filters.key.applicationTag { parts.append("tag '\(DisplayText(String(decoding: tag, as: UTF8.self)))'") }
+        if let keyType = filters.key.keyType { parts.append("key type \(keyType)") }
         if let account { parts.append("account '\(DisplayText(AttributeBytes.shown(account)))'") }
         if let service { parts.append("service '\(DisplayText(AttributeBytes.shown(service)))'") }
         if let type { parts.append("type \(type)") }
@@ -111,6 +123,9 @@ public struct NewItem: Sendable, Hashable {
     public var serviceIsData = false
     /// An internet password's attributes (`kSecClassInternetPassword`); nil: a generic password.
     public var internet: InternetAttributes?
+    /// A key's attributes (`kSecClassKey`; account, service and ``internet`` are then ignored);
+    /// nil: a password.
+    public var key: KeyAttributes?
     /// The access control's flags (`kSecAttrAccessControl`); nil: none.
     public var accessControl: AccessControlFlags?
     /// The full access group; nil puts the item in the app's first group.
@@ -172,5 +187,11 @@ extension NewItem {
         self.init(account: account.key, service: "", group: group, data: data)
         accountIsData = account.isData
         internet = attributes
+    }
+
+    /// A key (`kSecClassKey`) with `attributes` and the key's bytes as `data`.
+    public init(key attributes: KeyAttributes, group: String? = nil, data: Data, accessibility: Accessibility = .whenUnlocked) {
+        self.init(account: "", service: "", group: group, data: data, accessibility: accessibility)
+        key = attributes
     }
 }

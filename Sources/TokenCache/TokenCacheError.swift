@@ -22,6 +22,10 @@ public enum TokenCacheError: Error, Sendable, Equatable, CustomStringConvertible
     /// The broker refused the request or its answer failed the app's checks; the message says
     /// which, naming the bundle IDs involved.
     case broker(String)
+    /// The broker's answer cannot be decrypted with the broker key `app` reads from `group`
+    /// now (IdentityCore `MSIDErrorBrokerResponseDecryptionFailed`, -51806): the key was
+    /// deleted or replaced since the request, or the answer was meant for another group.
+    case brokerResponseDecryptionFailed(app: String, group: String)
 
     /// What went wrong, for people; never contains a token.
     public var message: String {
@@ -41,6 +45,10 @@ public enum TokenCacheError: Error, Sendable, Equatable, CustomStringConvertible
             message
         case .broker(let message):
             message
+        case .brokerResponseDecryptionFailed(let app, let group):
+            "Failed to decrypt broker message: \(DisplayText(app)) read the broker key of group '\(DisplayText(group))' and it does not open "
+                + "the broker's response; the key was deleted or replaced since the request (any app of the group can), or the "
+                + "response was meant for another group. Sign in again: the next request carries the group's key as it is now"
         case .keychain(let error):
             error.message
         }
@@ -59,7 +67,7 @@ extension TokenCacheError: StatusReporting {
         case .invalidCacheItem: .decode
         case .invalidImport, .invalidArgument: .param
         case .keychain(let error): error.status
-        case .broker: .authFailed
+        case .broker, .brokerResponseDecryptionFailed: .authFailed
         }
     }
 
@@ -67,6 +75,7 @@ extension TokenCacheError: StatusReporting {
     public var errorCode: String? {
         switch self {
         case .interactionRequired, .signInNotTried: "interaction_required"
+        case .brokerResponseDecryptionFailed: "MSIDErrorBrokerResponseDecryptionFailed"
         default: nil
         }
     }

@@ -100,6 +100,8 @@ struct ItemAddCommand: ReportingCommand {
             }
         case .internetPassword:
             guard service == nil else { throw UsageFailure(message: "internet passwords have no service: give --server and the other internet attributes") }
+        case .key:
+            throw UsageFailure(message: "item add makes passwords only: keys (--class key) are made by the token cache, as MSAL makes its broker key (token broker)")
         }
     }
 

@@ -4,7 +4,7 @@ import SharedKeychain
 /// How an item appears in `--json` output. `data` is present only when asked for: listings
 /// never carry secrets.
 struct ItemJSON: Encodable {
-    /// `generic` or `internet`.
+    /// `generic`, `internet` or `key`.
     let `class`: String
     let group: String
     /// The account as text (bytes that are no UTF-8 repaired with U+FFFD); `accountHex` holds
@@ -21,6 +21,8 @@ struct ItemJSON: Encodable {
     let path: String?
     let securityDomain: String?
     let authenticationType: String?
+    /// A key's attributes (`kSecClassKey`, MSAL's broker key): the tag and label as base64.
+    let key: KeyAttributes?
     /// The access control's flags by Apple's names (`userPresence`, ...), when it has one.
     let accessControl: [String]?
     /// The generic attribute as text when it is UTF-8; `genericBase64` always.
@@ -59,6 +61,7 @@ struct ItemJSON: Encodable {
         path = item.internet?.path
         securityDomain = item.internet?.securityDomain
         authenticationType = item.internet?.authenticationType
+        key = item.key
         accessControl = item.accessControl.map(AccessControlArgument.names(of:))
         generic = item.generic.flatMap { String(data: $0, encoding: .utf8) }
         genericBase64 = item.generic?.base64EncodedString()
@@ -103,6 +106,7 @@ extension ItemJSON {
     /// `account 'alice', service 'rt'`, or `internet password for account 'alice', server
     /// 'example.com', ...`; `(synchronizable)` after a synchronizable item's.
     static func name(of item: KeychainItem) -> String {
+        if let key = item.key { return key.description + (item.synchronizable ? " (synchronizable)" : "") }
         let account = shown(item.account, isData: item.accountIsData)
         var name = item.internet.map { "internet password for account '\(account)', \($0)" }
             ?? "account '\(account)', service '\(shown(item.service, isData: item.serviceIsData))'"
@@ -114,11 +118,14 @@ extension ItemJSON {
     static let addedByHeader = "ADDED BY (EMULATOR)"
 
     /// Items as `item list` prints them: attributes only, and a line saying that the ADDED BY
-    /// column is the emulator's record. An internet password's SERVICE column shows its server.
+    /// column is the emulator's record. An internet password's SERVICE column shows its server,
+    /// a key's its tag.
     static func table(_ items: [KeychainItem]) -> String {
         let rows = items.map { item in
             [item.group, shown(item.account, isData: item.accountIsData),
-             item.internet.map { "\($0.protocol)://\($0.server)\($0.port == 0 ? "" : ":\($0.port)")\($0.path)" } ?? shown(item.service, isData: item.serviceIsData),
+             item.key.map { "key \(DisplayText(String(decoding: $0.applicationTag, as: UTF8.self)))" }
+                ?? item.internet.map { "\($0.protocol)://\($0.server)\($0.port == 0 ? "" : ":\($0.port)")\($0.path)" }
+                ?? shown(item.service, isData: item.serviceIsData),
              item.type.map(String.init) ?? "-", item.accessibility.rawValue,
              item.creator.map(String.init) ?? "-", item.provenance?.addedBy ?? "-", item.modificationDate.formatted(.iso8601)]
         }

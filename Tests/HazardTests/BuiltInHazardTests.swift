@@ -349,4 +349,21 @@ struct BrokerSpoofHazardTests {
         #expect(mitigated.metric("tokens taken without the broker's check") == 0)
         #expect(mitigated.deviceView.contains { $0.contains("single sign-on without a prompt, checked by the broker") })
     }
+
+    /// MSIDBrokerKeyProvider deleteSymmetricKeyWithError in one app of the group, then
+    /// MSIDBrokerResponseHandler in the others: MSIDErrorBrokerResponseDecryptionFailed for each.
+    @Test(arguments: Backend.memoryAndKeyring)
+    func deletingTheGroupsBrokerKeyBreaksEveryWaitingAppsResponse(_ backend: Backend) throws {
+        let store = try backend.makeStore()
+        let open = try Hazard.brokerKeyDelete.run(.unmitigated, on: store)
+        #expect(open.metric("broker keys deleted") == 1)
+        #expect(open.metric("brokered responses that cannot be decrypted") == 2)
+        #expect(open.losses.map(\.app) == ["com.contoso.mail", "com.contoso.calendar"])
+        #expect(open.deviceView.filter { $0.contains("MSIDErrorBrokerResponseDecryptionFailed: Failed to decrypt broker message") }.count == 2)
+
+        let mitigated = try Hazard.brokerKeyDelete.run(.deployable, on: store)
+        #expect(mitigated.losses.isEmpty)
+        #expect(mitigated.metric("brokered responses that cannot be decrypted") == 0)
+        #expect(mitigated.deviceView.filter { $0.hasSuffix("takes the broker's answer: signed in") }.count == 2)
+    }
 }

@@ -57,9 +57,10 @@ struct Suite {
     }
 
     /// The shared group's items but MSAL's team-ID probe (which the suite's first app added
-    /// there, its first access group): what the token cache itself wrote.
+    /// there, its first access group) and the group's broker key (a `kSecClassKey` item): the
+    /// token items the cache wrote.
     func cacheItems() throws -> [KeychainItem] {
-        try items().filter { !TokenCache.isTeamIDProbe($0) }
+        try items().filter { !TokenCache.isTeamIDProbe($0) && $0.itemClass != .key }
     }
 
     /// The item at account + service, if any.

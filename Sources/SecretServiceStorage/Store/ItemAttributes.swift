@@ -27,8 +27,8 @@ enum ItemAttributes {
     /// `1` for a synchronizable item, `0` for a local one; absent on items written before the
     /// flag was an attribute (their records hold it).
     static let synchronizable = "synchronizable"
-    /// `internet` for an internet password; absent for a generic password (every item written
-    /// before internet passwords existed).
+    /// `internet` for an internet password, `key` for a key; absent for a generic password
+    /// (every item written before internet passwords existed).
     static let itemClass = "class"
     /// The internet-password attributes, each present (possibly empty) on an internet password.
     static let server = "server"
@@ -38,6 +38,36 @@ enum ItemAttributes {
     /// Decimal.
     static let port = "port"
     static let path = "path"
+    /// The key attributes, each present on a key: the tag and label as base64 of the bytes,
+    /// the numbers decimal.
+    static let keyClass = "key-class"
+    static let applicationLabel = "application-label"
+    static let applicationTag = "application-tag"
+    static let keyType = "key-type"
+    static let keySizeInBits = "key-size-in-bits"
+    static let effectiveKeySize = "effective-key-size"
+
+    /// The attributes of a key item (its class and every key attribute).
+    private static func keyAttributes(_ key: KeyAttributes) -> [String: String] {
+        [
+            itemClass: ItemClass.key.rawValue, keyClass: key.keyClass, applicationLabel: key.applicationLabel.base64EncodedString(),
+            applicationTag: key.applicationTag.base64EncodedString(), keyType: String(key.keyType),
+            keySizeInBits: String(key.keySizeInBits), effectiveKeySize: String(key.effectiveKeySize),
+        ]
+    }
+
+    /// The key attributes `fields` name (and the class, when `key`).
+    private static func keyAttributes(_ fields: KeyFields, key: Bool) -> [String: String] {
+        var attributes: [String: String] = [:]
+        if key || !fields.isEmpty { attributes[itemClass] = ItemClass.key.rawValue }
+        if let value = fields.keyClass { attributes[keyClass] = value }
+        if let value = fields.applicationLabel { attributes[applicationLabel] = value.base64EncodedString() }
+        if let value = fields.applicationTag { attributes[applicationTag] = value.base64EncodedString() }
+        if let value = fields.keyType { attributes[keyType] = String(value) }
+        if let value = fields.keySizeInBits { attributes[keySizeInBits] = String(value) }
+        if let value = fields.effectiveKeySize { attributes[effectiveKeySize] = String(value) }
+        return attributes
+    }
 
     /// The internet-password attributes of `internet` (none for a generic password).
     private static func internetAttributes(_ internet: InternetAttributes) -> [String: String] {
@@ -68,7 +98,9 @@ enum ItemAttributes {
             group: item.group,
             account: item.account,
         ]
-        if let internet = item.internet {
+        if let key = item.key {
+            attributes.merge(keyAttributes(key)) { _, new in new }
+        } else if let internet = item.internet {
             attributes.merge(internetAttributes(internet)) { _, new in new }
         } else {
             attributes[service] = item.service
@@ -97,6 +129,7 @@ enum ItemAttributes {
         // Not the synchronizable flag: items written before it was an attribute lack it (their
         // records hold it), so it is matched on the records.
         attributes.merge(internetAttributes(query.filters.internet, internet: query.filters.itemClass == .internetPassword)) { _, new in new }
+        attributes.merge(keyAttributes(query.filters.key, key: query.filters.itemClass == .key)) { _, new in new }
         return attributes
     }
 
@@ -106,7 +139,9 @@ enum ItemAttributes {
     /// checks against the records.
     static func matching(_ key: PrimaryKey) -> [String: String] {
         var attributes = [schemaKey: schemaName, group: key.group, account: key.account]
-        if let internet = key.internet {
+        if let attributesOfKey = key.key {
+            attributes.merge(keyAttributes(attributesOfKey)) { _, new in new }
+        } else if let internet = key.internet {
             attributes.merge(internetAttributes(internet)) { _, new in new }
         } else {
             attributes[service] = key.service
@@ -161,7 +196,7 @@ enum ItemAttributes {
             label: properties.label, creator: values[creator].flatMap { UInt32($0) }, provenance: Provenance(addedBy: Provenance.external),
             creationDate: created,
             modificationDate: Date(timeIntervalSince1970: Double(properties.modified)), data: data, accessibility: accessibility,
-            synchronizable: values[synchronizable] == "1", internet: try externalInternet(values))
+            synchronizable: values[synchronizable] == "1", internet: try externalInternet(values), key: try externalKey(values))
         // Ordered by when the Secret Service says it was created, in the insertion clock's unit.
         return ItemEnvelope(item: item, sequence: properties.created &* 1_000_000_000)
     }
@@ -169,9 +204,9 @@ enum ItemAttributes {
     /// The internet-password attributes of an item another client wrote: nil unless its class
     /// is `internet`; each missing attribute is Apple's default.
     private static func externalInternet(_ values: [String: String]) throws(ItemEnvelope.DecodingError) -> InternetAttributes? {
-        guard let name = values[itemClass] else { return nil }
+        guard let name = values[itemClass], name != ItemClass.key.rawValue else { return nil }
         guard name == ItemClass.internetPassword.rawValue else {
-            throw .init(reason: "its class attribute '\(name)' is not 'internet' (generic passwords have none)")
+            throw .init(reason: "its class attribute '\(name)' is not 'internet' or 'key' (generic passwords have none)")
         }
         var number = 0
         if let text = values[port] {
@@ -183,9 +218,34 @@ enum ItemAttributes {
             authenticationType: values[authenticationType] ?? "", port: number, path: values[path] ?? "")
     }
 
-    /// The Secret Service label: the item's label, "account @ service", or for an internet
-    /// password "account @ server".
+    /// The key attributes of an item another client wrote: nil unless its class is `key`; each
+    /// missing attribute is Apple's default.
+    private static func externalKey(_ values: [String: String]) throws(ItemEnvelope.DecodingError) -> KeyAttributes? {
+        guard values[itemClass] == ItemClass.key.rawValue else { return nil }
+        func bytes(_ name: String) throws(ItemEnvelope.DecodingError) -> Data {
+            guard let text = values[name] else { return Data() }
+            guard let value = Data(base64Encoded: text) else { throw .init(reason: "its \(name) attribute is not base64") }
+            return value
+        }
+        func number(_ name: String) throws(ItemEnvelope.DecodingError) -> Int {
+            guard let text = values[name] else { return 0 }
+            guard let value = Int32(text), value >= 0 else { throw .init(reason: "its \(name) attribute '\(text)' is not a decimal number") }
+            return Int(value)
+        }
+        var type: UInt32 = 0
+        if let text = values[keyType] {
+            guard let value = UInt32(text) else { throw .init(reason: "its \(keyType) attribute '\(text)' is not a decimal number from 0 to 4294967295") }
+            type = value
+        }
+        return KeyAttributes(
+            keyClass: values[keyClass] ?? "", applicationLabel: try bytes(applicationLabel), applicationTag: try bytes(applicationTag),
+            keyType: type, keySizeInBits: try number(keySizeInBits), effectiveKeySize: try number(effectiveKeySize))
+    }
+
+    /// The Secret Service label: the item's label, "account @ service", for an internet
+    /// password "account @ server", for a key its description.
     static func label(of item: StoredItem) -> String {
-        item.label ?? "\(AttributeBytes.text(of: item.account)) @ \(item.internet?.server ?? AttributeBytes.text(of: item.service))"
+        if item.label == nil, let key = item.key { return key.description }
+        return item.label ?? "\(AttributeBytes.text(of: item.account)) @ \(item.internet?.server ?? AttributeBytes.text(of: item.service))"
     }
 }

@@ -29,7 +29,9 @@ import Synchronization
 /// `adata` and `sdata` (true when the account or service was given as `Data`, absent when
 /// false); `inet` (an internet password's attributes: an object of `securityDomain`, `server`,
 /// `protocol`, `authenticationType`, `port`, `path`; absent for a generic password); `acl` (the
-/// access control's flags, Apple's bit values; absent when the item has none).
+/// access control's flags, Apple's bit values; absent when the item has none); `key` (a key's
+/// attributes: an object of `keyClass`, `applicationLabel`, `applicationTag` (base64),
+/// `keyType`, `keySizeInBits`, `effectiveKeySize`; absent for a password).
 struct ItemEnvelope: Sendable {
     static let magic = Array("SKCITEM1".utf8)
     static let contentType = "application/x-shared-keychain-item"
@@ -94,6 +96,7 @@ struct ItemEnvelope: Sendable {
         var sdata: Bool?
         var inet: InternetAttributes?
         var acl: UInt?
+        var key: KeyAttributes?
     }
 
     func encoded() throws -> Data {
@@ -121,7 +124,8 @@ struct ItemEnvelope: Sendable {
             adata: item.accountIsData ? true : nil,
             sdata: item.serviceIsData ? true : nil,
             inet: item.internet,
-            acl: item.accessControl?.rawValue)
+            acl: item.accessControl?.rawValue,
+            key: item.key)
         let json = try JSONEncoder().encode(header)
         var bytes = Data(capacity: Self.magic.count + 4 + json.count + item.data.count)
         bytes.append(contentsOf: Self.magic)
@@ -202,7 +206,8 @@ struct ItemEnvelope: Sendable {
             accountIsData: header.adata ?? false,
             serviceIsData: header.sdata ?? false,
             internet: header.inet,
-            accessControl: header.acl.map(AccessControlFlags.init(rawValue:)))
+            accessControl: header.acl.map(AccessControlFlags.init(rawValue:)),
+            key: header.key)
         return ItemEnvelope(item: item, sequence: header.sequence)
     }
 

@@ -88,7 +88,7 @@ struct ShardIndex: Sendable, Equatable {
         init(_ key: PrimaryKey) {
             account = Self.hash(key.account)
             service = Self.hash(key.service)
-            guard key.synchronizable || key.internet != nil else {
+            guard key.synchronizable || key.internet != nil || key.key != nil else {
                 variant = 0
                 return
             }
@@ -96,6 +96,12 @@ struct ShardIndex: Sendable, Equatable {
             if let internet = key.internet {
                 rest += "\u{0}internet"
                 for field in [internet.securityDomain, internet.server, internet.protocol, internet.authenticationType, String(internet.port), internet.path] {
+                    rest += "\u{0}" + field
+                }
+            }
+            if let attributes = key.key {
+                rest += "\u{0}key\u{0}" + attributes.keyClass + "\u{0}" + attributes.applicationLabel.base64EncodedString()
+                for field in [attributes.applicationTag.base64EncodedString(), String(attributes.keyType), String(attributes.keySizeInBits), String(attributes.effectiveKeySize)] {
                     rest += "\u{0}" + field
                 }
             }

@@ -3,17 +3,17 @@ import Foundation
 import SharedKeychain
 
 /// Signing in through the broker (Microsoft Authenticator), as REFERENCE 6 describes: the app
-/// sends `msauthv2://broker?...` with its client ID, redirect URI, scopes and a per-app broker
-/// key it keeps in its own keychain; the broker answers on the redirect URI with the token
-/// response encrypted under that key, its hash and a nonce; the app decrypts, checks the hash
-/// and caches the tokens in its group.
+/// sends `msauthv2://broker?...` with its client ID, redirect URI, scopes and the broker key
+/// of its MSAL sharing group (``BrokerKeyProvider``); the broker answers on the redirect URI
+/// with the token response encrypted under that key, its hash and a nonce; the app reads the
+/// group's key again, decrypts, checks the hash and caches the tokens in its group.
 public struct BrokerRequest: Sendable, Hashable {
     public var clientID: String
     public var redirectURI: String
     public var scopes: [String]
     public var correlationID: String
     public var loginHint: String?
-    /// The app's broker key (256 bits).
+    /// The broker key of the app's group when the request was made (256 bits).
     public var brokerKey: Data
     /// The client's family as the emulated server knows it from the app registration (real
     /// requests do not carry it: eSTS knows it). The broker's answer then has a family
@@ -117,23 +117,24 @@ struct BrokerPayload: Codable, Sendable {
 }
 
 extension TokenCache {
-    /// Where the app keeps its broker key: its own app-ID group, which no other app reaches.
-    static let brokerKeyAccount = "msal.broker.key"
-    static let brokerKeyService = "com.microsoft.msal.broker"
-
-    /// The app's broker key, made on first use and kept in the app's own keychain group.
+    /// The broker key of the app's MSAL sharing group (`MSIDBrokerKeyProvider`
+    /// `brokerKeyWithError`): the `kSecClassKey` item tagged `com.microsoft.adBrokerKey\0` in
+    /// the cache's group, made (random 256 bits) when the group has none. Every app of the
+    /// group gets the same key.
     public func brokerKey() throws(TokenCacheError) -> Data {
-        let group = keychain.app.appIDGroup.rawValue
-        let query = KeychainQuery(group: group, account: Self.brokerKeyAccount, service: Self.brokerKeyService)
-        if let found = try keychainCache.items(matching: query).first { return found.data }
-        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-        do {
-            try keychain.add(NewItem(account: Self.brokerKeyAccount, service: Self.brokerKeyService, group: group, data: key))
-            return key
-        } catch {
-            guard case .duplicateItem = error else { throw .keychain(error) }
-            return try keychainCache.items(matching: query).first?.data ?? key
-        }
+        try brokerKeyProvider.brokerKey()
+    }
+
+    /// Deletes the group's broker key (`deleteSymmetricKeyWithError`): every app of the group
+    /// makes a new one on its next broker request, and a response to a request made before can
+    /// no longer be decrypted. Returns how many keys were deleted.
+    @discardableResult
+    public func deleteBrokerKey() throws(TokenCacheError) -> Int {
+        try brokerKeyProvider.deleteSymmetricKey()
+    }
+
+    var brokerKeyProvider: BrokerKeyProvider {
+        BrokerKeyProvider(keychain: keychain, group: accessGroup, trace: configuration.trace)
     }
 
     /// A broker request for `account` (a login hint) from this app, presenting `redirectURI`.
@@ -144,8 +145,11 @@ extension TokenCache {
             familyID: configuration.familyID)
     }
 
-    /// Takes the broker's answer to `request`: decrypts it with this app's broker key, checks
-    /// its hash, and caches the tokens in the group as a sign-in would.
+    /// Takes the broker's answer to `request`: reads the group's broker key again, as
+    /// `MSIDBrokerResponseHandler` does (making one when it is gone), decrypts the answer with
+    /// it, checks its hash, and caches the tokens in the group as a sign-in would. A key deleted
+    /// or replaced since the request fails with
+    /// ``TokenCacheError/brokerResponseDecryptionFailed(app:group:)``.
     public func acceptBrokerResponse(_ url: String, to request: BrokerRequest) throws(TokenCacheError) -> AuthenticationResult {
         guard let components = URLComponents(string: url) else { throw .broker("the broker's answer is not a URL") }
         let items = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
@@ -153,11 +157,12 @@ extension TokenCache {
         guard let sealed = items["response"].flatMap(Base64URL.decode), let hash = items["hash"] else {
             throw .broker("the broker's answer has no response or hash")
         }
+        let key = try brokerKey()
         let plain: Data
         do {
-            plain = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: SymmetricKey(data: request.brokerKey))
+            plain = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: SymmetricKey(data: key))
         } catch {
-            throw .broker("the broker's response cannot be decrypted with this app's broker key: it was not meant for \(keychain.app.bundleID)")
+            throw .brokerResponseDecryptionFailed(app: keychain.app.bundleID, group: accessGroup)
         }
         guard Self.hashHex(plain) == hash.lowercased() else { throw .broker("the broker's response does not match its hash") }
         let decoder = JSONDecoder()

@@ -65,7 +65,7 @@ extension DefaultTokenCacheAccessor {
             let legacy = try otherAccessor.userID(identifier, in: snapshot).map { userID throws(TokenCacheError) in try otherAccessor.items(userID: userID).map(\.item) } ?? []
             return try wipeAccountTargets(identifier, in: snapshot).items + legacy
         case .everything:
-            return try keychainCache.items(matching: KeychainQuery(group: accessGroup))
+            return try keychainCache.items(matching: keychainCache.groupQuery)
         }
     }
 
@@ -112,7 +112,7 @@ extension DefaultTokenCacheAccessor {
 
     /// ``TokenCache/wipeCacheForAllAccounts()``.
     func wipeCacheForAllAccounts() throws(TokenCacheError) -> Int {
-        let query = KeychainQuery(group: accessGroup)
+        let query = keychainCache.groupQuery
         return try keychainCache.journaled("token wipe", query: query.description, scope: query, items: try keychainCache.items(matching: query)) {
             () throws(TokenCacheError) in
             let deleted = try keychainCache.deleteAll(query)

@@ -22,7 +22,7 @@ extension TokenCache {
     /// keyed archives) the group holds: MSAL's serialized format has no place for them, so they
     /// are left out, and the result says so.
     public func exportCacheReporting(keyStyle: CacheKeyStyle = .msalPython) throws(TokenCacheError) -> CacheExportResult {
-        let items = try keychainCache.items(matching: KeychainQuery(group: accessGroup))
+        let items = try keychainCache.items(matching: keychainCache.groupQuery)
         let data = try CacheExport(keychainCache.decoded(items), style: keyStyle).data
         return CacheExportResult(data: data, legacyItemsLeftOut: items.filter(LegacyTokenCacheKey.isLegacy).count)
     }

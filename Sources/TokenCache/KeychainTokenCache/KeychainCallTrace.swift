@@ -20,6 +20,8 @@ public struct KeychainCall: Sendable, Hashable, CustomStringConvertible {
     /// `kSecAttrGeneric` as text (it is UTF-8 in every item the SDKs write).
     public var generic: String?
     public var type: UInt32?
+    /// `kSecAttrApplicationTag` as text, on calls for a key (`kSecClassKey`, the broker key).
+    public var keyTag: String?
     /// `kSecAttrAccessible`, on adds.
     public var accessibility: Accessibility?
     public var status: KeychainStatus
@@ -29,6 +31,7 @@ public struct KeychainCall: Sendable, Hashable, CustomStringConvertible {
     /// `SecItemUpdate account='alice-env' service='refreshtoken-c--' type=2002 -> errSecItemNotFound`.
     public var description: String {
         var parts = [function.rawValue]
+        if let keyTag { parts.append("class=key tag='\(DisplayText(keyTag))'") }
         if let account { parts.append("account='\(DisplayText(account))'") }
         if let service { parts.append("service='\(DisplayText(service))'") }
         if let generic { parts.append("generic='\(DisplayText(generic))'") }
@@ -41,7 +44,7 @@ public struct KeychainCall: Sendable, Hashable, CustomStringConvertible {
 
     /// The call's shape without its outcome: what the tests compare with IdentityCore's order.
     public var shape: String {
-        [function.rawValue, account.map { "account=\($0)" }, service.map { "service=\($0)" }, type.map { "type=\($0)" }]
+        [function.rawValue, keyTag.map { "tag=\($0)" }, account.map { "account=\($0)" }, service.map { "service=\($0)" }, type.map { "type=\($0)" }]
             .compactMap { $0 }.joined(separator: " ")
     }
 }

@@ -35,8 +35,13 @@ struct KeychainTokenCache: Sendable {
 
     /// Every item of the group, in one `copyMatching` with `kSecMatchLimitAll`.
     func snapshot() throws(TokenCacheError) -> CacheSnapshot {
-        decoded(try items(matching: KeychainQuery(group: accessGroup)))
+        decoded(try items(matching: groupQuery))
     }
+
+    /// `defaultKeychainQuery`: every generic password of the group (`kSecClassGenericPassword`,
+    /// as every query of `MSIDKeychainTokenCache`), so the group's keys (the broker key) are
+    /// neither read nor wiped with the cache.
+    var groupQuery: KeychainQuery { KeychainQuery(group: accessGroup, filters: .init(itemClass: .genericPassword)) }
 
     /// The items matching `query`; none is an empty array, not an error.
     func items(matching query: KeychainQuery) throws(TokenCacheError) -> [KeychainItem] {
