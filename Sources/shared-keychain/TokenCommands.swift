@@ -136,7 +136,7 @@ struct TokenAccountsCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts",
         abstract: "List the accounts this app sees in the shared group (MSAL's allAccounts).",
-        discussion: "An account shows when a refresh token for it belongs to this client or to its family, unless this client signed it out. One account per home account ID, with a tenant profile per tenant the user signed in to (home, or guest); --json gives them as tenantProfiles."
+        discussion: "An account shows when a refresh token for it belongs to this client or to its family, unless this client signed it out. One account per home account ID, with a tenant profile per tenant the user signed in to (a row each: tenant ID, the user's object ID there, home or guest); --json gives them as tenantProfiles."
     )
 
     @OptionGroup(title: "The app") var app: AppOptions
@@ -150,12 +150,17 @@ struct TokenAccountsCommand: ReportingCommand {
             Output.printJSON(accounts)
             return
         }
-        let rows = accounts.map { account in
-            [account.username, account.homeAccountID, account.environment, account.authorityType.rawValue,
-             account.tenantProfiles.map { "\($0.tenantID) (\($0.isHomeTenant ? "home" : "guest"))" }.joined(separator: ", ")]
+        // One row per tenant profile; the account's own cells only on its first.
+        let rows = accounts.flatMap { account in
+            account.tenantProfiles.enumerated().map { index, profile in
+                let accountCells = index == 0
+                    ? [account.username, account.homeAccountID, account.environment, account.authorityType.rawValue]
+                    : ["", "", "", ""]
+                return accountCells + [profile.tenantID, profile.localAccountID ?? "", profile.isHomeTenant ? "home" : "guest"]
+            }
         }
-        Output.standardOutput.write(
-            TextTable(header: ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY", "TENANT PROFILES"], rows: rows).rendered)
+        let header = ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY", "TENANT", "LOCAL ACCOUNT ID", "PROFILE"]
+        Output.standardOutput.write(TextTable(header: header, rows: rows).rendered)
         Output.standardOutput.write("\(accounts.count.counted("account"))\n")
     }
 }

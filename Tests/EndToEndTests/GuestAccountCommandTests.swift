@@ -41,7 +41,10 @@ struct GuestAccountCommandTests {
         #expect(profiles.last?["localAccountID"] as? String == guestAccount["localAccountID"] as? String)
 
         let text = try cli.run(["token", "accounts"] + mail)
-        #expect(text.output.contains("\(homeTenant) (home), \(guestTenant) (guest)"))
+        let lines = text.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(lines.count == 4, "header, a row per tenant profile, the count: \(text.output)")
+        #expect(lines.dropFirst().first?.suffix(3) == [homeTenant, homeAccountID.components(separatedBy: ".")[0], "home"])
+        #expect(lines.dropFirst(2).first == [guestTenant, guestAccount["localAccountID"] as? String ?? "", "guest"])
         #expect(text.output.hasSuffix("1 account\n"))
 
         // Silent acquisition in the guest tenant answers with that realm's token.
