@@ -30,8 +30,10 @@ extension TokenCache {
     /// token (`{type 2002}`; `{type 2008}` first in single-FRT mode), every ID token
     /// (`{type 2003}`, for the claims the SDK attaches), this client's account metadata once per
     /// account record (`filterAndFillIdTokenClaimsForAccounts`), the wipe record when nothing is
-    /// listed, and ADAL's items. One account per home account, the home tenant's record first,
-    /// as MSAL merges them.
+    /// listed, and ADAL's items. One account per home account ID, as MSAL merges them
+    /// (`MSALAccountsProvider msalAccountsFromMSIDAccounts`): the home tenant's record gives its
+    /// fields, and ``CachedAccount/tenantProfiles`` has a profile per realm the user signed in
+    /// to (a guest's beside the home tenant's).
     ///
     /// Then, as the default accessor asks its other accessor, the users of ADAL's legacy refresh
     /// tokens of this client or family (the legacy accessor's `accountsWithAuthority`), those already

@@ -30,7 +30,7 @@ struct TokenSignInCommand: ReportingCommand {
     @Option(help: "The user's sign-in name, e.g. alice@contoso.com.")
     var user: String
 
-    @Option(help: "The tenant: a name, a tenant ID, or common.")
+    @Option(help: "The tenant: a name (fabrikam.com), a tenant ID, or common (the user's home tenant, from the username's domain). Another tenant than the home one signs the user in as a guest: the same home account ID, a second tenant profile.")
     var tenant: String = "common"
 
     @Option(parsing: .upToNextOption, help: "The scopes to request.")
@@ -71,6 +71,9 @@ struct TokenAcquireCommand: ReportingCommand {
     @Option(parsing: .upToNextOption, help: "The scopes to request.")
     var scopes: [String] = TokenCache.defaultScopes
 
+    @Option(help: "The tenant to get the token in: a name or a tenant ID, for a guest profile (its own access token; the account's one refresh token redeemed for it). Default: the account's home tenant.")
+    var tenant: String?
+
     @Flag(help: "Never fall back to interactive sign-in.")
     var silent = false
 
@@ -95,7 +98,8 @@ struct TokenAcquireCommand: ReportingCommand {
     func execute() throws {
         let cache = try tokens.tokenCache(global, app: app)
         let request = TokenRequest(
-            account: account, scopes: scopes, prompt: silent ? .never : interactive ? .always : .whenKnown, forceRefresh: forceRefresh)
+            account: account, scopes: scopes, prompt: silent ? .never : interactive ? .always : .whenKnown,
+            forceRefresh: forceRefresh, tenant: tenant)
         let acquired: AcquiredToken
         do {
             acquired = try cache.acquireToken(request) { try brokerChannel() }
@@ -136,7 +140,7 @@ struct TokenAccountsCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts",
         abstract: "List the accounts this app sees in the shared group (MSAL's allAccounts).",
-        discussion: "An account shows when a refresh token for it belongs to this client or to its family, unless this client signed it out."
+        discussion: "An account shows when a refresh token for it belongs to this client or to its family, unless this client signed it out. One account per home account ID, with a tenant profile per tenant the user signed in to (a row each: tenant ID, the user's object ID there, home or guest); --json gives them as tenantProfiles."
     )
 
     @OptionGroup(title: "The app") var app: AppOptions
@@ -150,8 +154,17 @@ struct TokenAccountsCommand: ReportingCommand {
             Output.printJSON(accounts)
             return
         }
-        let rows = accounts.map { [$0.username, $0.homeAccountID, $0.environment, $0.authorityType.rawValue] }
-        Output.standardOutput.write(TextTable(header: ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY"], rows: rows).rendered)
+        // One row per tenant profile; the account's own cells only on its first.
+        let rows = accounts.flatMap { account in
+            account.tenantProfiles.enumerated().map { index, profile in
+                let accountCells = index == 0
+                    ? [account.username, account.homeAccountID, account.environment, account.authorityType.rawValue]
+                    : ["", "", "", ""]
+                return accountCells + [profile.tenantID, profile.localAccountID ?? "", profile.isHomeTenant ? "home" : "guest"]
+            }
+        }
+        let header = ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY", "TENANT", "LOCAL ACCOUNT ID", "PROFILE"]
+        Output.standardOutput.write(TextTable(header: header, rows: rows).rendered)
         Output.standardOutput.write("\(accounts.count.counted("account"))\n")
     }
 }

@@ -19,8 +19,9 @@ struct ItemLayoutTests {
     @Test(arguments: Backend.memoryAndKeyring)
     func signInWritesEveryItemWithTheSDKsAttributes(_ backend: Backend) throws {
         let suite = try Suite(backend)
-        let result = try suite.mail.signIn(username: "Alice@Contoso.com", tenant: " Contoso.OnMicrosoft.com ", scopes: ["User.Read", "Mail.Read"])
-        let tid = EmulatedIssuer.tenantID(for: "contoso.onmicrosoft.com")
+        // The user's home tenant, named by its domain (another tenant would be a guest profile).
+        let result = try suite.mail.signIn(username: "Alice@Contoso.com", tenant: " Contoso.com ", scopes: ["User.Read", "Mail.Read"])
+        let tid = EmulatedIssuer.tenantID(for: "contoso.com")
         let oid = EmulatedIssuer.objectID(username: "alice@contoso.com", tenantID: tid)
         let home = "\(oid).\(tid)"
         #expect(result.account.homeAccountID == home)
@@ -76,7 +77,7 @@ struct ItemLayoutTests {
         let suite = try Suite(backend)
         let result = try suite.mail.signIn(username: "Alice@Contoso.com", scopes: ["User.Read", "Mail.Read"])
         let home = result.account.homeAccountID
-        let tid = EmulatedIssuer.organizationsTenantID
+        let tid = EmulatedIssuer.homeTenantID(forUsername: "alice@contoso.com")
         let user = "\(home)-\(Self.environment)"
         let items = try suite.items()
         let accessToken = suite.json(items.first { $0.type == 2001 })
@@ -154,7 +155,11 @@ struct ItemLayoutTests {
         #expect(try suite.items().filter { $0.type == 1003 }.count == 1)
         let other = try suite.mail.signIn(username: "bob@contoso.com", tenant: "contoso.com")
         #expect(other.account.homeAccountID != inMail.account.homeAccountID)
-        // common and organizations are one fixed tenant; a GUID passes through, lowercased.
+        // common and organizations authenticate in the user's home tenant, from the username's
+        // domain: the same account as the sign-in that named it.
+        #expect(try suite.mail.signIn(username: "alice@contoso.com").account == inMail.account)
+        #expect(try suite.mail.signIn(username: "alice@contoso.com", tenant: "organizations").account == inMail.account)
+        // As a tenant name, common and organizations are one fixed tenant; a GUID passes through, lowercased.
         #expect(EmulatedIssuer.tenantID(for: "common") == EmulatedIssuer.organizationsTenantID)
         #expect(EmulatedIssuer.tenantID(for: "organizations") == EmulatedIssuer.organizationsTenantID)
         #expect(EmulatedIssuer.tenantID(for: "72F988BF-86F1-41AF-91AB-2D7CD011DB47") == "72f988bf-86f1-41af-91ab-2d7cd011db47")
@@ -173,7 +178,7 @@ struct ItemLayoutTests {
         let first = try suite.mail.signIn(username: "alice@contoso.com")
         let user = "\(first.account.homeAccountID)-\(Self.environment)"
         try suite.edit(account: user, service: "refreshtoken-1--") { $0["x_custom"] = .string("keep me") }
-        try suite.edit(account: user, service: EmulatedIssuer.organizationsTenantID) {
+        try suite.edit(account: user, service: first.tenantID) {
             $0["x_other"] = .object(["nested": .array([.integer(1), .bool(true), .null])])
         }
         let oldSecret = suite.json(try suite.item(account: user, service: "refreshtoken-1--"))["secret"]
@@ -184,7 +189,7 @@ struct ItemLayoutTests {
         // The known fields were rewritten.
         #expect(familyToken["cached_at"] == nil)
         #expect(familyToken["secret"] != oldSecret)
-        let account = suite.json(try suite.item(account: user, service: EmulatedIssuer.organizationsTenantID))
+        let account = suite.json(try suite.item(account: user, service: first.tenantID))
         #expect(account["x_other"] == .object(["nested": .array([.integer(1), .bool(true), .null])]))
         #expect(account["username"] == .string("alice@contoso.com"))
         #expect(second.accessToken != first.accessToken)
@@ -195,7 +200,7 @@ struct ItemLayoutTests {
         let suite = try Suite(backend)
         let result = try suite.mail.signIn(username: "alice@contoso.com")
         let user = "\(result.account.homeAccountID)-\(Self.environment)"
-        let service = "accesstoken-\(Suite.mailClient)-\(EmulatedIssuer.organizationsTenantID)-user.read"
+        let service = "accesstoken-\(Suite.mailClient)-\(result.tenantID)-user.read"
         try suite.edit(account: user, service: service) {
             $0["secret"] = nil
             $0["x_custom"] = .string("kept")

@@ -16,6 +16,10 @@ public struct CachedAccount: Sendable, Hashable, Codable, CustomStringConvertibl
     public let name: String?
     /// What kind of authority issued the account (MSAL writes `MSSTS`).
     public let authorityType: AuthorityType
+    /// The tenants the user has signed in to, this record's first, as MSALAccount's
+    /// `tenantProfiles`: one for a single record; ``TokenCache/accounts()`` merges the
+    /// records of one home account ID into one account with a profile per realm.
+    public private(set) var tenantProfiles: [TenantProfile]
 
     /// - Parameters: the fields of the cache's account record.
     public init(
@@ -29,6 +33,11 @@ public struct CachedAccount: Sendable, Hashable, Codable, CustomStringConvertibl
         self.username = username
         self.name = name
         self.authorityType = authorityType
+        self.tenantProfiles = [
+            TenantProfile(
+                tenantID: tenantID, localAccountID: localAccountID, environment: environment,
+                isHomeTenant: Self.isHomeTenant(tenantID, of: homeAccountID))
+        ]
     }
 
     /// `username (home account ID)`.
@@ -84,8 +93,66 @@ extension CachedAccount {
 
     /// Whether this record is the one of the user's home tenant (`realm` is the `<tid>` of
     /// `<oid>.<tid>`), rather than a guest profile.
-    var isHomeTenantRecord: Bool {
+    var isHomeTenantRecord: Bool { Self.isHomeTenant(tenantID, of: homeAccountID) }
+
+    /// Whether `tenantID` is the `<tid>` of the home account ID `<oid>.<tid>`
+    /// (`MSIDAccount isHomeTenantAccount`).
+    static func isHomeTenant(_ tenantID: String, of homeAccountID: String) -> Bool {
         homeAccountID.split(separator: ".", maxSplits: 1).dropFirst().first.map { CacheKey.normalized(String($0)) } == CacheKey.normalized(tenantID)
+    }
+
+    /// This account with `other`'s tenant profiles added, those of a tenant it already has left
+    /// out (`MSALAccount addTenantProfiles`, keyed by tenant ID, the first kept); the home
+    /// tenant's profile first.
+    func addingTenantProfiles(of other: CachedAccount) -> CachedAccount {
+        var merged = self
+        for profile in other.tenantProfiles
+        where !merged.tenantProfiles.contains(where: { CacheKey.normalized($0.tenantID) == CacheKey.normalized(profile.tenantID) }) {
+            merged.tenantProfiles.append(profile)
+        }
+        if let home = merged.tenantProfiles.firstIndex(where: \.isHomeTenant), home > 0 {
+            merged.tenantProfiles.insert(merged.tenantProfiles.remove(at: home), at: 0)
+        }
+        return merged
+    }
+}
+
+extension CachedAccount {
+    /// Decodes what ``CachedAccount`` encodes; without `tenantProfiles`, this record's own.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            homeAccountID: try container.decode(String.self, forKey: .homeAccountID),
+            environment: try container.decode(String.self, forKey: .environment),
+            tenantID: try container.decode(String.self, forKey: .tenantID),
+            localAccountID: try container.decodeIfPresent(String.self, forKey: .localAccountID),
+            username: try container.decode(String.self, forKey: .username),
+            name: try container.decodeIfPresent(String.self, forKey: .name),
+            authorityType: try container.decode(AuthorityType.self, forKey: .authorityType))
+        if let profiles = try container.decodeIfPresent([TenantProfile].self, forKey: .tenantProfiles), !profiles.isEmpty {
+            tenantProfiles = profiles
+        }
+    }
+}
+
+/// One tenant an account has signed in to, as MSAL's `MSALTenantProfile` gives it: the
+/// account record of that realm.
+public struct TenantProfile: Sendable, Hashable, Codable {
+    /// The tenant (the record's `realm`).
+    public let tenantID: String
+    /// The user's object ID in that tenant (`MSALTenantProfile identifier`).
+    public let localAccountID: String?
+    /// The authority host of the record.
+    public let environment: String
+    /// Whether it is the user's home tenant rather than a guest profile.
+    public let isHomeTenant: Bool
+
+    /// - Parameters: see the properties.
+    public init(tenantID: String, localAccountID: String?, environment: String, isHomeTenant: Bool) {
+        self.tenantID = tenantID
+        self.localAccountID = localAccountID
+        self.environment = environment
+        self.isHomeTenant = isHomeTenant
     }
 }
 

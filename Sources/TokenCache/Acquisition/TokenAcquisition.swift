@@ -19,13 +19,20 @@ public struct TokenRequest: Sendable, Hashable {
     public var prompt: Prompt
     /// Skip cached access tokens and redeem a refresh token (MSAL's `forceRefresh`).
     public var forceRefresh: Bool
+    /// The tenant of the request's authority (a name or GUID), for a guest profile; nil for
+    /// the account's home tenant.
+    public var tenant: String?
 
     /// - Parameters: see the properties.
-    public init(account: String, scopes: [String] = TokenCache.defaultScopes, prompt: Prompt = .whenKnown, forceRefresh: Bool = false) {
+    public init(
+        account: String, scopes: [String] = TokenCache.defaultScopes, prompt: Prompt = .whenKnown,
+        forceRefresh: Bool = false, tenant: String? = nil
+    ) {
         self.account = account
         self.scopes = scopes
         self.prompt = prompt
         self.forceRefresh = forceRefresh
+        self.tenant = tenant
     }
 }
 
@@ -39,10 +46,10 @@ public struct AcquiredToken: Sendable, Hashable {
 
 extension TokenCache {
     /// MSAL's token acquisition as an app makes it, with its fallback: silently (see
-    /// ``acquireTokenSilent(account:scopes:forceRefresh:)``); when that needs interaction and the
+    /// ``acquireTokenSilent(account:scopes:forceRefresh:tenant:)``); when that needs interaction and the
     /// request's prompt allows it, through the broker when `broker` gives a channel (a request,
     /// the broker's answer, the response accepted), else an emulated interactive sign-in
-    /// (``acquireToken(account:scopes:interactive:)``).
+    /// (``acquireToken(account:scopes:interactive:tenant:)``).
     ///
     /// - Parameters:
     ///   - request: the account, the scopes and when a prompt may follow.
@@ -70,7 +77,8 @@ extension TokenCache {
     /// The silent step: the token, or nil when a prompt is to follow; the error when it may not.
     private func silentResult(for request: TokenRequest) throws(TokenCacheError) -> AuthenticationResult? {
         do {
-            return try acquireToken(account: request.account, scopes: request.scopes, interactive: false, forceRefresh: request.forceRefresh)
+            return try acquireToken(
+                account: request.account, scopes: request.scopes, interactive: false, forceRefresh: request.forceRefresh, tenant: request.tenant)
         } catch .interactionRequired(let reason, let lastWipe) {
             guard request.prompt != .never else { throw .interactionRequired(reason: reason, lastWipe: lastWipe) }
             if request.prompt == .whenKnown, try !knows(account: request.account) {
@@ -83,6 +91,6 @@ extension TokenCache {
     /// The emulated interactive sign-in, which tries silently once more first, as the command
     /// always has (its call trace shows both).
     private func signInInteractively(for request: TokenRequest) throws(TokenCacheError) -> AuthenticationResult {
-        try acquireToken(account: request.account, scopes: request.scopes, interactive: true)
+        try acquireToken(account: request.account, scopes: request.scopes, interactive: true, tenant: request.tenant)
     }
 }

@@ -8,8 +8,9 @@ extension TokenCache {
     ///
     /// - Parameters:
     ///   - username: the user's sign-in name (`alice@contoso.com`).
-    ///   - tenant: a tenant GUID or name; `common` resolves to
-    ///     ``EmulatedIssuer/organizationsTenantID``.
+    ///   - tenant: a tenant GUID or name; `common` and `organizations` authenticate in the
+    ///     user's home tenant (``EmulatedIssuer/homeTenantID(forUsername:)``), any other tenant
+    ///     makes a guest profile under the same home account ID.
     ///   - scopes: what the access token is for.
     @discardableResult
     public func signIn(username: String, tenant: String = "common", scopes: [String] = TokenCache.defaultScopes) throws(TokenCacheError) -> AuthenticationResult {

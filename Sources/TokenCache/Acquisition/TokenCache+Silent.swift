@@ -23,14 +23,19 @@ extension TokenCache {
     ///   - scopes: the scopes the token must cover.
     ///   - forceRefresh: skip cached access tokens and redeem a refresh token, as MSAL's
     ///     `forceRefresh` does.
+    ///   - tenant: the tenant of the request's authority (a name or GUID); nil, `common` or
+    ///     `organizations` for the account's home tenant. A guest tenant's access token is
+    ///     looked up by its realm, and the account's one refresh token (keyed by the home
+    ///     account ID, not the realm) is redeemed for it (`MSIDDefaultSilentTokenRequest`).
     /// - Throws: ``TokenCacheError/interactionRequired(reason:lastWipe:)`` when no token is usable;
     ///   it carries the group's wipe record, if any, to say who deleted the tokens.
-    public func acquireTokenSilent(account identifier: String, scopes: [String], forceRefresh: Bool = false) throws(TokenCacheError)
-        -> AuthenticationResult
-    {
+    public func acquireTokenSilent(
+        account identifier: String, scopes: [String], forceRefresh: Bool = false, tenant: String? = nil
+    ) throws(TokenCacheError) -> AuthenticationResult {
         let scopes = try Self.normalized(scopes)
         if configuration.sdk == .adal { return try acquireTokenSilentLegacy(account: identifier, scopes: scopes, forceRefresh: forceRefresh) }
-        let account = try defaultAccessor.account(named: identifier)
+        let named = try defaultAccessor.account(named: identifier)
+        let account = tenant.map { issuer.profile(of: named, inTenant: $0) } ?? named
         // accountStateForParameters: the client's account metadata, before any token.
         var earlierLayout: CacheSnapshot?
         if try accountMetadata.signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) == .signedOut {
@@ -74,20 +79,22 @@ extension TokenCache {
 
 extension TokenCache {
     /// MSAL's `acquireToken` as an app calls it: silently when it can (see
-    /// ``acquireTokenSilent(account:scopes:forceRefresh:)``); when that needs interaction and `interactive`
+    /// ``acquireTokenSilent(account:scopes:forceRefresh:tenant:)``); when that needs interaction and `interactive`
     /// allows it, an emulated interactive sign-in of the same user, which needs the identifier
     /// to be a username. The result's `source` says which happened. `forceRefresh` skips cached
     /// access tokens, as MSAL's `forceRefresh` does.
     ///
     /// - Throws: ``TokenCacheError/interactionRequired(reason:lastWipe:)`` when no token is
     ///   usable and no sign-in is allowed (or possible with a home account ID).
-    public func acquireToken(account identifier: String, scopes: [String], interactive: Bool, forceRefresh: Bool = false) throws(TokenCacheError)
-        -> AuthenticationResult
-    {
+    /// - Parameter tenant: as ``acquireTokenSilent(account:scopes:forceRefresh:tenant:)``'s; the
+    ///   sign-in goes to that tenant too.
+    public func acquireToken(
+        account identifier: String, scopes: [String], interactive: Bool, forceRefresh: Bool = false, tenant: String? = nil
+    ) throws(TokenCacheError) -> AuthenticationResult {
         do {
-            return try acquireTokenSilent(account: identifier, scopes: scopes, forceRefresh: forceRefresh)
+            return try acquireTokenSilent(account: identifier, scopes: scopes, forceRefresh: forceRefresh, tenant: tenant)
         } catch .interactionRequired where interactive && identifier.contains("@") {
-            return try signIn(username: identifier, scopes: scopes)
+            return try signIn(username: identifier, tenant: tenant ?? "common", scopes: scopes)
         }
     }
 }

@@ -37,8 +37,11 @@ extension DefaultTokenCacheAccessor {
             case .signedIn?: break
             default: guard withToken.contains(home) else { continue }
             }
+            // msalAccountsFromMSIDAccounts: one account per home account ID, a tenant profile
+            // per record; the home tenant's record gives the account its fields.
             if let kept = chosen[home] {
-                if !kept.isHomeTenantRecord, account.isHomeTenantRecord { chosen[home] = account }
+                chosen[home] = !kept.isHomeTenantRecord && account.isHomeTenantRecord
+                    ? account.addingTenantProfiles(of: kept) : kept.addingTenantProfiles(of: account)
             } else {
                 chosen[home] = account
                 order.append(home)

@@ -4,13 +4,20 @@ import SharedKeychain
 /// A stand-in for the Microsoft identity platform's token endpoint, with no network: it mints
 /// clearly fake tokens and unsigned ID tokens, and decides which refresh tokens it accepts.
 ///
-/// Identifiers are deterministic: the same username in the same tenant always gets the same
-/// object ID, so two apps signing one user in produce one account.
+/// Its identity model is stateless, the same in every process: a user's home tenant comes from
+/// the domain of the username (``homeTenantID(forUsername:)``), and the user has one home
+/// account ID, `<oid>.<home tid>`, in every tenant. Signing in to another tenant makes a guest
+/// profile under that same home account ID: the realm and the ID token's `tid` are that
+/// tenant's, the local account ID and `oid` the user's object ID there (IdentityCore
+/// `MSIDAccount` `accountIdentifier`, `localAccountId`, `realm`). Object IDs are derived from the
+/// username and the tenant, so two apps signing one user in produce one account.
 public struct EmulatedIssuer: Sendable, Hashable {
-    /// The tenant `common` and `organizations` resolve to (an emulator constant).
+    /// The home tenant of a username without a domain (an emulator constant).
     public static let organizationsTenantID = StableUUID.from("tenant:organizations")
     /// The Microsoft-account tenant, as the real service names it.
     public static let consumersTenantID = "9188040d-6c67-4c5b-b112-36a304b66dad"
+    /// The domains of Microsoft (personal) accounts, whose home tenant is ``consumersTenantID``.
+    public static let consumerDomains: Set<String> = ["outlook.com", "hotmail.com", "live.com"]
 
     /// How long minted access tokens are valid, in seconds.
     public var accessTokenLifetime: TimeInterval
@@ -50,17 +57,41 @@ public struct EmulatedIssuer: Sendable, Hashable {
         }
     }
 
+    /// The user's home tenant: the tenant of the username's domain (`alice@contoso.com` ->
+    /// ``tenantID(for:)`` of `contoso.com`), ``consumersTenantID`` for the Microsoft-account
+    /// domains, ``organizationsTenantID`` for a username without a domain.
+    public static func homeTenantID(forUsername username: String) -> String {
+        let name = CacheKey.normalized(username)
+        guard let at = name.lastIndex(of: "@") else { return organizationsTenantID }
+        let domain = String(name[name.index(after: at)...])
+        if domain.isEmpty { return organizationsTenantID }
+        return consumerDomains.contains(domain) ? consumersTenantID : tenantID(for: domain)
+    }
+
+    /// The tenant a sign-in to `tenant` authenticates in, for a user whose home tenant is
+    /// `homeTenantID`: `common`, `organizations` and no tenant at all mean the home tenant;
+    /// any other name or GUID is that tenant (``tenantID(for:)``).
+    public static func realm(for tenant: String, homeTenantID: String) -> String {
+        switch CacheKey.normalized(tenant) {
+        case "", "common", "organizations": homeTenantID
+        default: tenantID(for: tenant)
+        }
+    }
+
     /// The user's object ID in `tenantID`: derived from the lowercased username and the tenant.
     public static func objectID(username: String, tenantID: String) -> String {
         StableUUID.from("oid:\(CacheKey.normalized(username))@\(tenantID)")
     }
 
-    /// The user an interactive sign-in authenticates.
+    /// The user an interactive sign-in to `tenant` authenticates: in the home tenant, or a
+    /// guest profile (same home account ID, that tenant's realm and object ID) in another.
     func user(username: String, tenant: String) -> IssuedUser {
-        let tenantID = Self.tenantID(for: tenant)
-        let objectID = Self.objectID(username: username, tenantID: tenantID)
+        let homeTenantID = Self.homeTenantID(forUsername: username)
+        let homeObjectID = Self.objectID(username: username, tenantID: homeTenantID)
+        let realm = Self.realm(for: tenant, homeTenantID: homeTenantID)
         return IssuedUser(
-            homeAccountID: "\(objectID).\(tenantID)", objectID: objectID, tenantID: tenantID,
+            homeAccountID: "\(homeObjectID).\(homeTenantID)",
+            objectID: realm == homeTenantID ? homeObjectID : Self.objectID(username: username, tenantID: realm), tenantID: realm,
             username: username.trimmingWhitespace, name: IssuedUser.displayName(for: username))
     }
 
@@ -72,6 +103,22 @@ public struct EmulatedIssuer: Sendable, Hashable {
         return IssuedUser(
             homeAccountID: account.homeAccountID, objectID: objectID, tenantID: account.tenantID,
             username: account.username, name: account.name ?? IssuedUser.displayName(for: account.username))
+    }
+
+    /// `account`'s profile in `tenant`, as a silent request to that tenant's authority redeems
+    /// the account's one refresh token for it: the record itself when it is of that realm; the
+    /// home tenant's identifiers for `common`, `organizations` or the home tenant; else a guest
+    /// profile, the object ID the issuer gives the user there.
+    func profile(of account: CachedAccount, inTenant tenant: String) -> CachedAccount {
+        let parts = account.homeAccountID.split(separator: ".", maxSplits: 1).map(String.init)
+        let homeTenantID = parts.count == 2 ? parts[1] : account.tenantID
+        let realm = Self.realm(for: tenant, homeTenantID: homeTenantID)
+        if CacheKey.normalized(realm) == CacheKey.normalized(account.tenantID) { return account }
+        let isHome = CacheKey.normalized(realm) == CacheKey.normalized(homeTenantID)
+        return CachedAccount(
+            homeAccountID: account.homeAccountID, environment: account.environment, tenantID: isHome ? homeTenantID : realm,
+            localAccountID: isHome ? parts.first : Self.objectID(username: account.username, tenantID: realm),
+            username: account.username, name: account.name, authorityType: account.authorityType)
     }
 
     /// Why the server refuses `token` from `clientID`, or nil when it accepts it. A family
