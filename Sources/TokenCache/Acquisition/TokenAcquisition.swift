@@ -49,7 +49,7 @@ extension TokenCache {
     /// ``acquireTokenSilent(account:scopes:forceRefresh:tenant:)``); when that needs interaction and the
     /// request's prompt allows it, through the broker when `broker` gives a channel (a request,
     /// the broker's answer, the response accepted), else an emulated interactive sign-in
-    /// (``acquireToken(account:scopes:interactive:tenant:)``).
+    /// (``acquireToken(account:scopes:interactive:forceRefresh:tenant:)``).
     ///
     /// - Parameters:
     ///   - request: the account, the scopes and when a prompt may follow.
