@@ -29,6 +29,9 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     case lockedDevice = "locked-device"
     /// An app presents a sibling's redirect URI to the broker: refused; the shared group needs no spoofing.
     case brokerSpoof = "broker-spoof"
+    /// Two family apps' first sign-ins race on the family refresh token: one app's save ends
+    /// part-way (MSAL's `saveData`: one update, one add), and it gets its token all the same.
+    case firstSignInRace = "first-sign-in-race"
 
     /// The name (`wipe-all`).
     public var description: String { rawValue }
@@ -54,6 +57,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             "a background launch between a reboot and the first unlock cannot read MSAL's afterFirstUnlockThisDeviceOnly tokens; an app's own whenUnlocked items fail whenever the phone is locked"
         case .brokerSpoof:
             "the broker refuses an app presenting a sibling's redirect URI, but the shared cache group hands the sibling's tokens over with no spoofing at all"
+        case .firstSignInRace:
+            "two family apps sign one user in for the first time at once: one app's add of the family token loses (errSecDuplicateItem), its save stops there, and it gets its token with part of its response unwritten"
         }
     }
 
@@ -88,6 +93,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             [HazardMitigation("write your own items afterFirstUnlock; defer background work until protected data is available", .deployable)]
         case .brokerSpoof:
             [HazardMitigation("per-app access groups, single sign-on through the broker", .deployable)]
+        case .firstSignInRace:
+            [HazardMitigation("one forced silent refresh after a first sign-in: the family token's response writes every item the race left out", .deployable)]
         }
     }
 
@@ -138,6 +145,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .lostUpdate: try LostUpdateHazard(store: store, mitigated: variant != .unmitigated).run()
         case .lockedDevice: try LockedDeviceHazard(store: store, variant: variant, device: required(device)).run()
         case .brokerSpoof: try BrokerSpoofHazard(store: store, mitigated: variant != .unmitigated).run()
+        case .firstSignInRace: try FirstSignInRaceHazard(store: store, variant: variant).run()
         }
     }
 

@@ -13,6 +13,45 @@ struct TokenCacheProcessTests {
         return (["--app", "com.contoso.mail"] + common, ["--app", "com.contoso.calendar"] + common)
     }
 
+    /// The new user's story of MSAL ObjC #821 ("Failed to set item into keychain"): an app
+    /// whose entitlements lack the cache group signs in and gets its token with one warning
+    /// naming -34018 and exit 0 (`MSIDTokenResponseValidator` `validateAndSaveTokenResponse`
+    /// logs the failed save and returns the result); its next silent acquire and its account
+    /// list fail with the keychain error, as on a device. Before the first unlock: -25308.
+    @Test func validateAndSaveTokenResponseReturnsTheTokenWhenTheSaveFails() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let lonely = try cli.entitlements("lonely", groups: ["$(AppIdentifierPrefix)com.contoso.notes"])
+        let notes = ["--app", "com.contoso.notes", "--team", "ABCDE12345", "--entitlements", lonely, "--client-id", clientID]
+        let signIn = try cli.run(["token", "signin", "--user", "alice@contoso.com", "--trace"] + notes)
+        #expect(signIn.status == 0, "\(signIn.standardError)")
+        #expect(signIn.output.contains("access token:"))
+        let warnings = signIn.standardError.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(warnings.count == 1, "\(signIn.standardError)")
+        #expect(warnings.first?.contains("errSecMissingEntitlement (-34018)") == true)
+        #expect(warnings.first?.contains("SecItemCopyMatching") == true)
+        #expect(!signIn.standardError.contains("type=4001"), "the SDK never reads {type 4001}")
+        let json = try cli.run(["token", "signin", "--user", "alice@contoso.com", "--json"] + notes)
+        #expect(json.status == 0)
+        let failures = try #require(try json.jsonObject()["cacheSaveFailures"] as? [[String: Any]])
+        #expect(failures.map { $0["step"] as? String } == ["account_metadata", "tokens"])
+        #expect(failures.allSatisfy { $0["status"] as? Int == -34018 && $0["itemsWritten"] as? Int == 0 })
+        let silent = try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent"] + notes)
+        #expect(silent.status == 13, "\(silent.standardError)")
+        #expect(silent.standardError.contains("errSecMissingEntitlement (-34018)"))
+        #expect(try cli.run(["token", "accounts"] + notes).status == 13)
+
+        let (mail, _) = try apps(cli)
+        #expect(try cli.run(["device", "reboot"]).status == 0)
+        let locked = try cli.run(["token", "signin", "--user", "bob@contoso.com"] + mail)
+        #expect(locked.status == 0, "\(locked.standardError)")
+        #expect(locked.standardError.contains("errSecInteractionNotAllowed (-25308)"))
+        #expect(try cli.run(["device", "unlock"]).status == 0)
+        let listed = try cli.run(["token", "accounts", "--json"] + mail)
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(!listed.output.contains("bob@contoso.com"))
+    }
+
     @Test func wipeBySiblingForcesInteractionAndIsRecorded() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
