@@ -72,8 +72,8 @@ final class CacheSaveRecorder: Sendable {
     /// Runs one save step; returns its failure, or nil when it saved everything.
     static func run(_ step: CacheSaveFailure.Step, _ body: () throws(TokenCacheError) -> Void) -> CacheSaveFailure? {
         let recorder = CacheSaveRecorder()
-        let outcome: TokenCacheError? = $current.withValue(recorder) {
-            do {
+        let outcome = $current.withValue(recorder) { () -> TokenCacheError? in
+            do throws(TokenCacheError) {
                 try body()
                 return nil
             } catch {
