@@ -31,6 +31,9 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     case brokerSpoof = "broker-spoof"
     /// One app deletes the sharing group's broker key; every app waiting for the broker fails to decrypt its answer.
     case brokerKeyDelete = "broker-key-delete"
+    /// Two family apps' first sign-ins race on the family refresh token: one app's save ends
+    /// part-way (MSAL's `saveData`: one update, one add), and it gets its token all the same.
+    case firstSignInRace = "first-sign-in-race"
 
     /// The name (`wipe-all`).
     public var description: String { rawValue }
@@ -58,6 +61,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             "the broker refuses an app presenting a sibling's redirect URI, but the shared cache group hands the sibling's tokens over with no spoofing at all"
         case .brokerKeyDelete:
             "MSAL keeps one broker key per sharing group: one app deleting it leaves every app waiting for the broker unable to decrypt its answer"
+        case .firstSignInRace:
+            "two family apps sign one user in for the first time at once: one app's add of the family token loses (errSecDuplicateItem), its save stops there, and it gets its token with part of its response unwritten"
         }
     }
 
@@ -94,6 +99,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             [HazardMitigation("per-app access groups, single sign-on through the broker", .deployable)]
         case .brokerKeyDelete:
             [HazardMitigation("per-app access groups: each app's broker key in its own group", .deployable)]
+        case .firstSignInRace:
+            [HazardMitigation("one forced silent refresh after a first sign-in: the family token's response writes every item the race left out", .deployable)]
         }
     }
 
@@ -145,6 +152,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .lockedDevice: try LockedDeviceHazard(store: store, variant: variant, device: required(device)).run()
         case .brokerSpoof: try BrokerSpoofHazard(store: store, mitigated: variant != .unmitigated).run()
         case .brokerKeyDelete: try BrokerKeyDeleteHazard(store: store, mitigated: variant != .unmitigated).run()
+        case .firstSignInRace: try FirstSignInRaceHazard(store: store, variant: variant).run()
         }
     }
 

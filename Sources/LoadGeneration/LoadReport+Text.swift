@@ -54,6 +54,8 @@ extension LoadReport: TextReport {
                 + " -> \(report.passed ? "PASS" : "FAIL")\n"
                 + "expected on a device: \(consistency.accountMetadataEntriesLost) account-metadata entries lost to MSAL's "
                 + "read-modify-write of the client's one item (\(consistency.accountsMislistedByLostMetadata) of them changed the account list)\n"
+                + "expected on a device: \(report.partialSaves) partial saves: another app's add (errSecDuplicateItem, -25299) ended a "
+                + "response's save, as MSAL's saveData (one update, one add) and saveTokensWithConfiguration (stops at the failed item) do\n"
                 + (report.totalOperations == 0 ? "FAIL: no operation was measured; raise \(LoadConfiguration.Setting.duration) or \(LoadConfiguration.Setting.operations)\n" : "")
                 + "\n"
             return text

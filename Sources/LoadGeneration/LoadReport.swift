@@ -37,6 +37,11 @@ public struct LoadReport: Sendable, Codable, Hashable {
     public var requestedRate: Double?
     /// Why the simulated apps' items could not be removed after the run; nil when they were.
     public var cleanupFailure: String?
+    /// Token workload: responses whose save another app's add ended (errSecDuplicateItem),
+    /// over all operations: MSAL's own outcome (`saveData` makes one update and one add, and
+    /// `saveTokensWithConfiguration` stops at the failed item), expected on a device. Each is
+    /// also in its operation's expected outcomes as ``LoadReport/partialSave``.
+    public var partialSaves: Int
 
     /// True when operations were measured, nothing was lost and nothing failed unexpectedly.
     /// A run that measured nothing proves nothing, so it does not pass.
@@ -89,7 +94,12 @@ public struct LoadReport: Sendable, Codable, Hashable {
         self.consistency = consistency
         self.checkFailure = checkFailure
         requestedRate = configuration.rate
+        partialSaves = expected.values.reduce(0) { $0 + ($1[Self.partialSave] ?? 0) }
     }
+
+    /// The expected outcome of a token response whose save another app's add ended: the token
+    /// was returned, the items after the failed one were not written.
+    public static let partialSave = "partial_save"
 }
 
 /// Percentiles over every operation of a run, in microseconds.

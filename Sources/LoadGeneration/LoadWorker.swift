@@ -173,11 +173,11 @@ public struct LoadWorker: Sendable {
         do throws(TokenCacheError) {
             switch operation {
             case .signin:
-                _ = try tokens.signIn(username: user)
-                return .done(.signIn, key: key, version: 0)
+                let result = try tokens.signIn(username: user)
+                return Self.outcome(of: result.cacheSaveFailures) ?? .done(.signIn, key: key, version: 0)
             case .acquire, .refresh:
-                _ = try tokens.acquireTokenSilent(account: user, scopes: TokenCache.defaultScopes, forceRefresh: operation == .refresh)
-                return .done
+                let result = try tokens.acquireTokenSilent(account: user, scopes: TokenCache.defaultScopes, forceRefresh: operation == .refresh)
+                return Self.outcome(of: result.cacheSaveFailures) ?? .done
             case .removeAccount:
                 do { try tokens.remove(account: user) } catch .accountNotFound {}
                 return .done(.removeAccount, key: key, version: 0)
@@ -194,6 +194,15 @@ public struct LoadWorker: Sendable {
         } catch {
             return .failed(error.status)
         }
+    }
+
+    /// What a returned token's failed saves make of the operation; nil when it counts as done.
+    /// Another app's add ending the token save (errSecDuplicateItem) is MSAL's own partial save;
+    /// one ending only the account-metadata update is left to the consistency check, which
+    /// counts those losses; any other failure is unexpected.
+    private static func outcome(of failures: [CacheSaveFailure]) -> Outcome? {
+        if let unexpected = failures.first(where: { $0.status != .duplicateItem }) { return .failed(unexpected.status) }
+        return failures.contains { $0.step == .tokens } ? .expected(LoadReport.partialSave) : nil
     }
 
     /// Silent first; after a wipe, a sign-in (counted as an expected `interaction_required`).

@@ -6,8 +6,8 @@ import TokenCache
 struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
-        abstract: "Export and import the group's tokens in MSAL's serialized JSON cache format (MSAL Python, Java, .NET).",
-        subcommands: [CacheExportCommand.self, CacheImportCommand.self]
+        abstract: "Export and import the group's tokens in MSAL's serialized JSON cache format (MSAL Python, Java, .NET); convert the emulator's earlier layout.",
+        subcommands: [CacheExportCommand.self, CacheImportCommand.self, CacheConvertLayoutCommand.self]
     )
 }
 
@@ -90,6 +90,27 @@ struct CacheImportCommand: ReportingCommand {
                 Output.standardOutput.write(
                     "left out \(result.legacyItemsLeftOut.counted("ADAL legacy item")) already in the group (MSOpenTech.ADAL.1): MSAL's JSON format carries none, so they stay as they were\n")
             }
+        }
+    }
+}
+
+struct CacheConvertLayoutCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert-layout",
+        abstract: "Convert the sign-in states an earlier version of this emulator kept (one item per account, type 4001) into each client's account metadata (type 5001), as MSAL keeps them.",
+        discussion: "Run once on a group an earlier version wrote: ordinary commands no longer read those records (no SDK makes that read), so until then a signed-out state kept only there is not seen. A state already in the client's account metadata wins; the old records are deleted. Removals convert the records they meet."
+    )
+
+    @OptionGroup(title: "The app") var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
+
+    func execute() throws {
+        let converted = try tokens.tokenCache(global, app: app).convertEarlierLayout()
+        if global.json {
+            Output.printJSON(["converted": converted])
+        } else {
+            Output.standardOutput.write("converted \(converted.counted("sign-in record")) of the earlier layout\n")
         }
     }
 }

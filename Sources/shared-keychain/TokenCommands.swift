@@ -21,7 +21,8 @@ struct TokenCommand: ParsableCommand {
 struct TokenSignInCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "signin",
-        abstract: "Interactive sign-in (emulated): writes access, refresh, family refresh and ID tokens, the account and app metadata."
+        abstract: "Interactive sign-in (emulated): writes access, refresh, family refresh and ID tokens, the account and app metadata.",
+        discussion: "As MSAL, a failed cache write does not fail the sign-in: the token is printed, one warning on standard error names the failed keychain call and its status (e.g. -34018 for an app without the group, -25308 before the first unlock), --json carries it as cacheSaveFailures, and the exit code is 0. What was written before the failure stays (--trace shows it); the next launch finds only that."
     )
 
     @OptionGroup(title: "The app") var app: AppOptions
@@ -41,6 +42,7 @@ struct TokenSignInCommand: ReportingCommand {
     func execute() throws {
         let result = try tokens.tokenCache(global, app: app).signIn(username: user, tenant: tenant, scopes: scopes)
         let view = AuthenticationJSON(result, options: tokens)
+        Output.warn(cacheSaveFailures: result.cacheSaveFailures)
         if global.json { Output.printJSON(view) } else { Output.standardOutput.write(view.text) }
     }
 }
@@ -110,6 +112,7 @@ struct TokenAcquireCommand: ReportingCommand {
         }
         var view = AuthenticationJSON(acquired.result, options: tokens)
         view.brokerPrompted = acquired.brokerPrompted
+        Output.warn(cacheSaveFailures: acquired.result.cacheSaveFailures)
         if global.json { Output.printJSON(view) } else { Output.standardOutput.write(view.text) }
     }
 

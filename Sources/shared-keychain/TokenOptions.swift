@@ -138,6 +138,8 @@ struct AuthenticationJSON: Encodable {
     let source: String
     /// With source `broker`: whether the broker had to sign the user in (it held no account).
     var brokerPrompted: Bool?
+    /// The cache writes that failed while the token was returned; absent when it was cached whole.
+    let cacheSaveFailures: [CacheSaveFailureJSON]?
 
     init(_ result: AuthenticationResult, options: TokenOptions) {
         account = result.account
@@ -147,6 +149,7 @@ struct AuthenticationJSON: Encodable {
         expiresOn = result.expiresOn
         tenantID = result.tenantID
         source = result.source.rawValue
+        cacheSaveFailures = result.cacheSaveFailures.isEmpty ? nil : result.cacheSaveFailures.map(CacheSaveFailureJSON.init)
     }
 
     var text: String {
@@ -158,6 +161,42 @@ struct AuthenticationJSON: Encodable {
         source:       \(source)\(brokerPrompted.map { $0 ? " (the broker signed the user in)" : " (the broker held the account: no prompt)" } ?? "")
 
         """
+    }
+}
+
+/// A failed cache write as `--json` prints it: the keychain call and its status, never data.
+struct CacheSaveFailureJSON: Encodable {
+    let step: String
+    let function: String?
+    let account: String?
+    let service: String?
+    let type: UInt32?
+    let status: Int32
+    let statusName: String
+    let message: String
+    let itemsWritten: Int
+
+    init(_ failure: CacheSaveFailure) {
+        step = failure.step.rawValue
+        function = failure.call?.function.rawValue
+        account = failure.call?.account
+        service = failure.call?.service
+        type = failure.call?.type
+        status = failure.status.rawValue
+        statusName = failure.status.name
+        message = failure.message
+        itemsWritten = failure.itemsWritten
+    }
+}
+
+extension Output {
+    /// One line on standard error when the token was returned but not cached whole, as MSAL
+    /// logs it and returns the token: each failed step, its keychain call and status.
+    static func warn(cacheSaveFailures failures: [CacheSaveFailure]) {
+        guard let last = failures.last else { return }
+        let steps = failures.map(\.description).joined(separator: "; ")
+        standardError.write(
+            "warning: the token was returned but not cached (MSAL logs this and returns the token; the next launch finds only what was written): \(steps): \(DisplayText(last.message, limit: .max))\n")
     }
 }
 

@@ -13,6 +13,45 @@ struct TokenCacheProcessTests {
         return (["--app", "com.contoso.mail"] + common, ["--app", "com.contoso.calendar"] + common)
     }
 
+    /// The new user's story of MSAL ObjC #821 ("Failed to set item into keychain"): an app
+    /// whose entitlements lack the cache group signs in and gets its token with one warning
+    /// naming -34018 and exit 0 (`MSIDTokenResponseValidator` `validateAndSaveTokenResponse`
+    /// logs the failed save and returns the result); its next silent acquire and its account
+    /// list fail with the keychain error, as on a device. Before the first unlock: -25308.
+    @Test func validateAndSaveTokenResponseReturnsTheTokenWhenTheSaveFails() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let lonely = try cli.entitlements("lonely", groups: ["$(AppIdentifierPrefix)com.contoso.notes"])
+        let notes = ["--app", "com.contoso.notes", "--team", "ABCDE12345", "--entitlements", lonely, "--client-id", clientID]
+        let signIn = try cli.run(["token", "signin", "--user", "alice@contoso.com", "--trace"] + notes)
+        #expect(signIn.status == 0, "\(signIn.standardError)")
+        #expect(signIn.output.contains("access token:"))
+        let warnings = signIn.standardError.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(warnings.count == 1, "\(signIn.standardError)")
+        #expect(warnings.first?.contains("errSecMissingEntitlement (-34018)") == true)
+        #expect(warnings.first?.contains("SecItemCopyMatching") == true)
+        #expect(!signIn.standardError.contains("type=4001"), "the SDK never reads {type 4001}")
+        let json = try cli.run(["token", "signin", "--user", "alice@contoso.com", "--json"] + notes)
+        #expect(json.status == 0)
+        let failures = try #require(try json.jsonObject()["cacheSaveFailures"] as? [[String: Any]])
+        #expect(failures.map { $0["step"] as? String } == ["account_metadata", "tokens"])
+        #expect(failures.allSatisfy { $0["status"] as? Int == -34018 && $0["itemsWritten"] as? Int == 0 })
+        let silent = try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent"] + notes)
+        #expect(silent.status == 13, "\(silent.standardError)")
+        #expect(silent.standardError.contains("errSecMissingEntitlement (-34018)"))
+        #expect(try cli.run(["token", "accounts"] + notes).status == 13)
+
+        let (mail, _) = try apps(cli)
+        #expect(try cli.run(["device", "reboot"]).status == 0)
+        let locked = try cli.run(["token", "signin", "--user", "bob@contoso.com"] + mail)
+        #expect(locked.status == 0, "\(locked.standardError)")
+        #expect(locked.standardError.contains("errSecInteractionNotAllowed (-25308)"))
+        #expect(try cli.run(["device", "unlock"]).status == 0)
+        let listed = try cli.run(["token", "accounts", "--json"] + mail)
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(!listed.output.contains("bob@contoso.com"))
+    }
+
     @Test func wipeBySiblingForcesInteractionAndIsRecorded() throws {
         let cli = try CLI()
         defer { cli.tearDown() }
@@ -119,16 +158,24 @@ struct TokenCacheProcessTests {
         #expect(try cli.run(["token", "accounts"] + mail).status == 0)
         #expect(try cli.run(["token", "accounts"] + calendar).status == 0)
         let rounds = 8
+        var partial = Set<String>()
         for round in 0..<rounds {
+            let users = ["m\(round)@contoso.com", "c\(round)@contoso.com"]
             let results = try cli.runConcurrently([
-                ["token", "signin", "--user", "m\(round)@contoso.com"] + mail,
-                ["token", "signin", "--user", "c\(round)@contoso.com"] + calendar,
+                ["token", "signin", "--user", users[0]] + mail,
+                ["token", "signin", "--user", users[1]] + calendar,
             ])
             #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.standardError))")
+            // The first two sign-ins of the client may race on its app metadata: the loser's
+            // save ends there (MSAL's saveData: one update, one add), its token still returned.
+            for (user, result) in zip(users, results) where result.standardError.contains("saving the tokens failed") {
+                #expect(result.standardError.contains("errSecDuplicateItem (-25299)"), "\(result.standardError)")
+                partial.insert(user)
+            }
         }
         let listed = try #require(try cli.run(["token", "accounts", "--json"] + mail).json() as? [[String: Any]])
         let names = Set(listed.compactMap { $0["username"] as? String })
-        #expect(names.count == 2 * rounds)
+        #expect(names.count == 2 * rounds - partial.count)
         #expect(names.contains("m7@contoso.com") && names.contains("c7@contoso.com"))
     }
 }

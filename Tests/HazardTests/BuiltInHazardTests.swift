@@ -121,6 +121,30 @@ struct BuiltInHazardTests {
         #expect(throws: HazardError.self) { try Hazard.accountMetadataRace.run(.whatIf, on: store) }
     }
 
+    /// IdentityCore `MSIDKeychainTokenCache.m` `saveData` (one update, one add) and
+    /// `MSIDDefaultTokenCacheAccessor.m` `saveTokensWithConfiguration` (stops at the failed
+    /// item): Calendar's add of the family refresh token between Mail's update and add ends
+    /// Mail's save; Mail gets its token (`validateAndSaveTokenResponse`), and its own refresh
+    /// token and app metadata are missing until a forced refresh writes them.
+    @Test(arguments: Backend.memoryAndKeyring)
+    func saveDataRaceOnTheFamilyTokenLeavesAPartialSaveUntilARefresh(_ backend: Backend) throws {
+        let store = try backend.makeStore()
+        let open = try Hazard.firstSignInRace.run(.unmitigated, on: store)
+        #expect(open.metric("partial saves") == 1)
+        #expect(open.metric("items of the response missing") == 2)
+        #expect(open.deviceView.contains { $0.hasPrefix("com.contoso.mail's sign-in returns its token: save failed") && $0.contains("SecItemAdd {type 2002} errSecDuplicateItem (-25299)") })
+        #expect(open.deviceView.contains { $0.hasSuffix("its own refresh token, its app metadata") })
+        #expect(open.deviceView.contains { $0.contains("com.contoso.calendar signs alice@contoso.com in at the same moment: saved every item") })
+        #expect(open.deviceView.contains { $0.hasPrefix("com.contoso.mail lists alice@contoso.com; com.contoso.calendar lists alice@contoso.com") })
+        #expect(open.losses == [AppLoss(app: "com.contoso.mail", lost: 2, unit: "items of its response never written", causedBy: ["com.contoso.calendar"])])
+        #expect(open.emulatorView.lines.contains { $0.contains("refreshtoken-1--") })
+
+        let fixed = try Hazard.firstSignInRace.run(.deployable, on: store)
+        #expect(fixed.metric("partial saves") == 1)
+        #expect(fixed.metric("items missing after the refresh") == 0)
+        #expect(fixed.deviceView.last?.contains("a token from family_refresh_token") == true)
+    }
+
     @Test(arguments: Backend.memoryAndKeyring)
     func anMSALAppsRemoveAccountTakesTheADALAppsTokensAndOnlyTheFamilyCopySurvives(_ backend: Backend) throws {
         let store = try backend.makeStore()

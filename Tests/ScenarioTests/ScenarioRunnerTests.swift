@@ -107,7 +107,7 @@ struct ScenarioRunnerTests {
         defer { examples.remove() }
         let report = try run(examples.scenario("concurrent-signin"), on: backend.makeStore())
         #expect(report.passed, "\(report.verdicts.filter { !$0.passed })")
-        let signIns = report.timeline.filter { $0.step == 1 }
+        let signIns = report.timeline.filter { $0.step == 2 }
         #expect(signIns.count == 2)
         #expect(signIns.allSatisfy { $0.outcome?.succeeded == true })
     }

@@ -80,12 +80,12 @@ struct AccountListTests {
         #expect(sovereign.accessGroup == suite.group)
     }
 
-    /// A cache of the emulator's earlier layout: a per-account sign-in record (type 4001) still
-    /// counts while the client has no account-metadata item (read once per operation), and the
-    /// client's first token response folds every record of the client into its new item and
-    /// deletes them.
+    /// A cache of the emulator's earlier layout: a per-account sign-in record (type 4001), which
+    /// no SDK writes, is converted into the client's account-metadata item in one explicit
+    /// place (``TokenCache/convertEarlierLayout()``, one whole-group read) and deleted; no
+    /// ordinary operation reads it. What the record said (alice signed out of calendar) is kept.
     @Test(arguments: Backend.memoryAndKeyring)
-    func earlierLayoutSignInRecordsCountUntilTheFirstMetadataWriteConvertsThem(_ backend: Backend) throws {
+    func earlierLayoutSignInRecordsAreConvertedInOneExplicitPlace(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let alice = try suite.mail.signIn(username: "alice@contoso.com")
         try suite.mail.signIn(username: "bob@contoso.com")
@@ -97,10 +97,12 @@ struct AccountListTests {
         try suite.calendar.keychain.add(NewItem(
             account: "\(home)-login.microsoftonline.com", service: "signinstate-\(Suite.calendarClient)", group: suite.calendar.accessGroup,
             generic: nil, type: ItemType.legacySignInState, data: CacheJSON.data(record), accessibility: .afterFirstUnlockThisDeviceOnly))
+        #expect(try suite.calendar.convertEarlierLayout() == 1)
+        #expect(try suite.items().filter { $0.type == ItemType.legacySignInState }.isEmpty)
         #expect(try suite.calendar.accounts().map(\.username) == ["bob@contoso.com"])
         #expect(throws: TokenCacheError.self) { try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]) }
         try suite.calendar.signIn(username: "carol@contoso.com")
-        #expect(try suite.items().filter { $0.type == ItemType.legacySignInState }.isEmpty)
         #expect(try suite.calendar.accounts().map(\.username).sorted() == ["bob@contoso.com", "carol@contoso.com"])
+        #expect(try suite.calendar.convertEarlierLayout() == 0)
     }
 }

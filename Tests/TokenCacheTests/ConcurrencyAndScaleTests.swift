@@ -11,32 +11,44 @@ struct ConcurrencyAndScaleTests {
         let suite = try Suite(backend)
         let apps = [suite.mail, suite.calendar]
         let count = 16
-        let homes = try await withThrowingTaskGroup(of: String.self) { group in
+        let results = try await withThrowingTaskGroup(of: AuthenticationResult.self) { group in
             for index in 0..<count {
                 let app = apps[index % 2]
-                group.addTask { try app.signIn(username: "user\(index)@contoso.com").account.homeAccountID }
+                group.addTask { try app.signIn(username: "user\(index)@contoso.com") }
             }
-            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            return try await group.reduce(into: [AuthenticationResult]()) { $0.append($1) }
         }
-        #expect(homes.count == count)
-        #expect(Set(try suite.mail.accounts().map(\.homeAccountID)) == homes)
-        #expect(Set(try suite.calendar.accounts().map(\.homeAccountID)) == homes)
+        #expect(Set(results.map(\.account.homeAccountID)).count == count)
+        // Two first sign-ins of one client racing to add its app metadata: the loser's add is
+        // errSecDuplicateItem, which ends its save before the account (MSAL's saveData has no
+        // retry); that user is not listed, as on a device. Every other user is.
+        let saved = Set(results.filter { !$0.cacheSaveFailures.contains { $0.step == .tokens } }.map(\.account.homeAccountID))
+        #expect(results.flatMap(\.cacheSaveFailures).allSatisfy { $0.status == .duplicateItem })
+        #expect(Set(try suite.mail.accounts().map(\.homeAccountID)) == saved)
+        #expect(Set(try suite.calendar.accounts().map(\.homeAccountID)) == saved)
     }
 
     @Test(arguments: Backend.memoryAndKeyring)
     func concurrentSignInsOfOneUserFromTwoAppsShareOneFamilyToken(_ backend: Backend) async throws {
         let suite = try Suite(backend)
         let apps = [suite.mail, suite.calendar]
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let results = try await withThrowingTaskGroup(of: AuthenticationResult.self) { group in
             for index in 0..<8 {
                 let app = apps[index % 2]
-                group.addTask { _ = try app.signIn(username: "alice@contoso.com") }
+                group.addTask { try app.signIn(username: "alice@contoso.com") }
             }
-            try await group.waitForAll()
+            return try await group.reduce(into: [AuthenticationResult]()) { $0.append($1) }
         }
-        let refreshTokens = try suite.items().filter { $0.type == 2002 }
-        #expect(refreshTokens.map(\.service).sorted() == ["refreshtoken-1--", "refreshtoken-\(Suite.mailClient)--", "refreshtoken-\(Suite.calendarClient)--"].sorted())
-        #expect(try suite.mail.accounts().count == 1)
+        // A racing add ends that response's save (MSAL's saveData): only the partial saves'
+        // items can be missing, never a second copy.
+        #expect(results.flatMap(\.cacheSaveFailures).allSatisfy { $0.status == .duplicateItem })
+        let refreshTokens = try suite.items().filter { $0.type == 2002 }.map(\.service)
+        #expect(Set(refreshTokens).count == refreshTokens.count)
+        #expect(Set(refreshTokens).isSubset(of: ["refreshtoken-1--", "refreshtoken-\(Suite.mailClient)--", "refreshtoken-\(Suite.calendarClient)--"]))
+        if results.contains(where: { $0.cacheSaveFailures.allSatisfy { $0.step != .tokens } }) {
+            #expect(refreshTokens.contains("refreshtoken-1--"))
+            #expect(try suite.mail.accounts().count == 1)
+        }
     }
 
     @Test(arguments: Backend.memoryAndKeyring)
@@ -45,8 +57,8 @@ struct ConcurrencyAndScaleTests {
         try suite.mail.signIn(username: "alice@contoso.com")
         let notes = try suite.app("com.contoso.notes", client: "0a1b2c3d-5555-4555-8555-555555555555", family: "1", entitled: false)
         #expect(notes.accessGroup == suite.group)
+        // A sign-in returns its token (SaveFailureTests); every operation that reads first fails.
         let operations: [(String, () throws -> Void)] = [
-            ("signIn", { _ = try notes.signIn(username: "alice@contoso.com") }),
             ("acquireTokenSilent", { _ = try notes.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]) }),
             ("accounts", { _ = try notes.accounts() }),
             ("remove", { _ = try notes.remove(account: "alice@contoso.com") }),
@@ -125,11 +137,10 @@ struct ConcurrencyAndScaleTests {
         // MSALAccountsProvider allAccounts and MSIDDefaultTokenCacheAccessor
         // accountsWithAuthority: the app metadata, `{type 1003}`, useSingleFRT, `{type 2002}`,
         // `{type 2003}`, the account metadata once per account, and ADAL's items
-        // (`{generic MSOpenTech.ADAL.1}`, the legacy accessor's accountsWithAuthority); plus the
-        // emulator's one read of its earlier layout's records (type 4001), as calendar's client
-        // has no account-metadata item yet.
-        #expect(small.calls == ["items": 6 + 5 + 1])
-        #expect(large.calls == ["items": 6 + 250 + 1])
+        // (`{generic MSOpenTech.ADAL.1}`, the legacy accessor's accountsWithAuthority). No read
+        // of the emulator's earlier layout (type 4001): the SDK never makes it.
+        #expect(small.calls == ["items": 6 + 5])
+        #expect(large.calls == ["items": 6 + 250])
     }
 
     /// A serialized cache of `count` accounts, each with a family refresh token of mail.

@@ -17,11 +17,10 @@ extension KeychainTraceTests {
         ].compactMap { $0 }.joined(separator: " ")
     }
 
-    /// The steps of `calls`, without the emulator's own read of its earlier layout's sign-in
-    /// records (type 4001), which it makes only while a client has no account-metadata item,
-    /// and which the fidelity page lists as a difference.
+    /// The steps of `calls`; no operation reads the emulator's earlier layout (type 4001).
     static func steps(_ calls: [KeychainCall]) -> [String] {
-        calls.filter { $0.type != ItemType.legacySignInState }.map(step)
+        #expect(!calls.contains { $0.type == ItemType.legacySignInState }, "the SDK never reads {type 4001}")
+        return calls.map(step)
     }
 
     /// The queries IdentityCore builds, as `SecItemCopyMatching` steps.

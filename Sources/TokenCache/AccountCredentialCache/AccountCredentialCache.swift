@@ -48,12 +48,12 @@ struct AccountCredentialCache: Sendable {
     /// `saveCredential`: the credential's JSON at its layout (the family token's, for a family
     /// refresh token saved as one).
     func saveCredential(_ credential: Credential, asFamilyToken: Bool = false) throws(TokenCacheError) {
-        try keychainCache.store(CacheJSON.data(credential.fields), at: credential.layout(asFamilyToken: asFamilyToken))
+        try keychainCache.saveData(CacheJSON.data(credential.fields), at: credential.layout(asFamilyToken: asFamilyToken))
     }
 
     /// `saveAppMetadata`.
     func saveAppMetadata(_ metadata: AppMetadata) throws(TokenCacheError) {
-        try keychainCache.store(CacheJSON.data(metadata.fields), at: metadata.layout)
+        try keychainCache.saveData(CacheJSON.data(metadata.fields), at: metadata.layout)
     }
 
     /// `saveAccount`: the previous JSON (`accountWithKey`: `{account, service <realm>, type}`)
@@ -63,7 +63,7 @@ struct AccountCredentialCache: Sendable {
         let previous = try entries(matching: KeychainQuery(
             group: accessGroup, account: layout.account, service: layout.service, type: layout.type))
         let merged = (previous.objects[layout.address] ?? [:]).merging(fields) { _, new in new }
-        try keychainCache.store(CacheJSON.data(merged), at: layout)
+        try keychainCache.saveData(CacheJSON.data(merged), at: layout)
     }
 
     /// `removeCredential`: deletes the credential by its key, and after a refresh token writes

@@ -96,14 +96,6 @@ struct CacheSnapshot: Sendable {
         accountMetadata.first { $0.item.service == clientID } ?? accountMetadata.first { CacheKey.normalized($0.item.service) == CacheKey.normalized(clientID) }
     }
 
-    /// The sign-in state `clientID` recorded for `homeAccountID`: its entry in `metadata` (the
-    /// client's account metadata, read on its own), else a record of the emulator's earlier
-    /// layout in this snapshot, else nil (unknown).
-    func signInState(clientID: String, homeAccountID: String, metadata: AccountMetadataItem?) -> SignInState? {
-        if let entry = metadata?.entry(for: homeAccountID), entry.state != .unknown { return entry.state }
-        return legacyRecords(clientID: clientID, homeAccountID: homeAccountID).last?.value.state
-    }
-
     /// This client's sign-in records of the earlier layout, every account and environment.
     func legacyRecords(clientID: String) -> [Entry<LegacySignInRecord>] {
         let client = CacheKey.normalized(clientID)

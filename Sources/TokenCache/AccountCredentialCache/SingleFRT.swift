@@ -45,10 +45,10 @@ extension AccountCredentialCache {
         let readable = found == nil || value != nil
         switch singleFRTFlight {
         case .on? where value != true:
-            try keychainCache.store(CacheJSON.data([SingleFRTItem.field: .bool(true)]), at: layout)
+            try keychainCache.saveData(CacheJSON.data([SingleFRTItem.field: .bool(true)]), at: layout)
             return true
         case .off? where value == true || !readable:
-            try keychainCache.store(CacheJSON.data([SingleFRTItem.field: .bool(false)]), at: layout)
+            try keychainCache.saveData(CacheJSON.data([SingleFRTItem.field: .bool(false)]), at: layout)
             return false
         default:
             return value == true

@@ -21,49 +21,58 @@ struct AccountMetadataCacheAccessor: Sendable {
     }
 
     /// This client's sign-in state for `homeAccountID` (`signInStateForHomeAccountId`, one read
-    /// of the client's item): its entry, nil when it has none. While the client has no item at
-    /// all, the records of the emulator's earlier layout (type 4001) are read instead, once per
-    /// operation (`earlierLayout` keeps them): the first write of the item folds every record of
-    /// the client in, so once it exists they have nothing more to say.
-    func signInState(of homeAccountID: String, earlierLayout: inout CacheSnapshot?) throws(TokenCacheError) -> SignInState? {
-        if let stored = try readAccountMetadata() {
-            guard let entry = stored.value.entry(for: homeAccountID), entry.state != .unknown else { return nil }
-            return entry.state
-        }
-        if earlierLayout == nil { earlierLayout = try earlierLayoutRecords() }
-        return earlierLayout?.legacyRecords(clientID: clientID, homeAccountID: homeAccountID).last?.value.state
-    }
-
-    /// The sign-in records of the emulator's earlier layout (`{type 4001}`): an emulator-only read.
-    func earlierLayoutRecords() throws(TokenCacheError) -> CacheSnapshot {
-        keychainCache.decoded(try keychainCache.items(matching: KeychainQuery(group: keychainCache.accessGroup, type: ItemType.legacySignInState)))
+    /// of the client's item): its entry, nil when it has none.
+    func signInState(of homeAccountID: String) throws(TokenCacheError) -> SignInState? {
+        guard let stored = try readAccountMetadata(),
+            let entry = stored.value.entry(for: homeAccountID), entry.state != .unknown
+        else { return nil }
+        return entry.state
     }
 
     /// `updateSignInStateForHomeAccountId`: reads the client's item, sets `state` for the
-    /// account, and writes it back only when that changed it. Records of the emulator's earlier
-    /// layout are folded in first and deleted once the item is written: when the item is
-    /// created, every record of the client (from `legacy`, else read); otherwise this account's
-    /// records in `legacy`, if given.
+    /// account, and writes it back only when that changed it. When the caller read the whole
+    /// group anyway (`legacy`: removals), records of the emulator's earlier layout in it are
+    /// folded in first and deleted once the item is written: every record of the client when
+    /// the item is created, else this account's. Nothing else reads them (see
+    /// ``TokenCache/convertEarlierLayout()``).
     func updateSignInState(of homeAccountID: String, to state: SignInState, legacy: CacheSnapshot? = nil) throws(TokenCacheError) {
         let stored = try readAccountMetadata()
         var metadata = stored?.value ?? AccountMetadataItem(clientID: clientID)
-        let old: [CacheSnapshot.Entry<LegacySignInRecord>]
-        if stored == nil {
-            let records = if let legacy { legacy } else { try earlierLayoutRecords() }
-            old = records.legacyRecords(clientID: clientID)
-        } else {
-            old = legacy?.legacyRecords(clientID: clientID, homeAccountID: homeAccountID) ?? []
+        let old = stored == nil
+            ? legacy?.legacyRecords(clientID: clientID) ?? []
+            : legacy?.legacyRecords(clientID: clientID, homeAccountID: homeAccountID) ?? []
+        Self.fold(old, into: &metadata)
+        metadata.setState(state, for: homeAccountID)
+        if stored.map({ $0.value != metadata }) ?? true {
+            try keychainCache.saveData(metadata.encoded(), at: AccountMetadataItem.layout(clientID: clientID))
         }
-        // The last record of an account wins, as reads took the last.
+        for record in old { _ = try keychainCache.deleteItem(record.item) }
+    }
+
+    /// Folds every record of the client in `snapshot` (a whole-group read) into the client's
+    /// item, where the item has no entry for the account, writes it when that changed it, and
+    /// deletes the records; returns how many were deleted.
+    func convertEarlierLayout(in snapshot: CacheSnapshot) throws(TokenCacheError) -> Int {
+        let records = snapshot.legacyRecords(clientID: clientID)
+        guard !records.isEmpty else { return 0 }
+        let stored = try readAccountMetadata()
+        var metadata = stored?.value ?? AccountMetadataItem(clientID: clientID)
+        Self.fold(records, into: &metadata)
+        if stored.map({ $0.value != metadata }) ?? true {
+            try keychainCache.saveData(metadata.encoded(), at: AccountMetadataItem.layout(clientID: clientID))
+        }
+        var deleted = 0
+        for record in records where try keychainCache.deleteItem(record.item) { deleted += 1 }
+        return deleted
+    }
+
+    /// Sets each account's state from `records` where `metadata` has no entry for it; the last
+    /// record of an account wins, as reads took the last.
+    private static func fold(_ records: [CacheSnapshot.Entry<LegacySignInRecord>], into metadata: inout AccountMetadataItem) {
         var converted: [String: (homeAccountID: String, state: SignInState)] = [:]
-        for record in old { converted[CacheKey.normalized(record.value.homeAccountID)] = (record.value.homeAccountID, record.value.state) }
+        for record in records { converted[CacheKey.normalized(record.value.homeAccountID)] = (record.value.homeAccountID, record.value.state) }
         for (homeAccountID, state) in converted.values where metadata.entry(for: homeAccountID) == nil {
             metadata.setState(state, for: homeAccountID)
         }
-        metadata.setState(state, for: homeAccountID)
-        if stored.map({ $0.value != metadata }) ?? true {
-            try keychainCache.store(metadata.encoded(), at: AccountMetadataItem.layout(clientID: clientID))
-        }
-        for record in old { _ = try keychainCache.deleteItem(record.item) }
     }
 }

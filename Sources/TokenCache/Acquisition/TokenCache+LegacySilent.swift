@@ -66,8 +66,10 @@ extension TokenCache {
             let legacyAuthority = LegacyTokenCacheKey.isLegacy(entry.item)
                 ? LegacyTokenCacheKey.components(ofService: entry.item.service)?.authority : nil
             let realm = legacyAuthority.map(LegacyTokenCacheItem.realm(ofAuthority:)) ?? ""
-            try legacyAccessor.saveTokens(response, realm: realm.isEmpty ? "common" : realm, otherAccessor: defaultAccessor)
-            return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
+            let failures = legacySaveFailures { () throws(TokenCacheError) in
+                try legacyAccessor.saveTokens(response, realm: realm.isEmpty ? "common" : realm, otherAccessor: defaultAccessor)
+            }
+            return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken, cacheSaveFailures: failures)
         }
         let reason = refusals.isEmpty
             ? "no ADAL refresh token of client \(clientID) or family \(family) (foci-\(family)) for \(DisplayText(account.username))"

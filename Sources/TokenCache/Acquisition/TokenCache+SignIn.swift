@@ -19,18 +19,25 @@ extension TokenCache {
         let user = issuer.user(username: username, tenant: tenant)
         let response = issuer.issue(
             to: user, clientID: clientID, familyID: serverFamilyID, environment: environment, scopes: scopes, at: now())
-        switch configuration.sdk {
-        case .msal: try defaultAccessor.saveTokens(response)
-        case .adal: try legacyAccessor.saveTokens(response, realm: LegacyResource.realm(forTenant: tenant), otherAccessor: defaultAccessor)
+        let failures = switch configuration.sdk {
+        case .msal: defaultAccessor.saveTokens(response)
+        case .adal: legacySaveFailures { () throws(TokenCacheError) in
+            try legacyAccessor.saveTokens(response, realm: LegacyResource.realm(forTenant: tenant), otherAccessor: defaultAccessor)
         }
-        return result(of: response, source: .interactive)
+        }
+        return result(of: response, source: .interactive, cacheSaveFailures: failures)
     }
 
-    func result(of response: TokenResponse, source: TokenSource) -> AuthenticationResult {
+    /// ADAL's save of a response: a failure is logged and the result still returned, as MSAL's.
+    func legacySaveFailures(_ save: () throws(TokenCacheError) -> Void) -> [CacheSaveFailure] {
+        CacheSaveRecorder.run(.tokens, save).map { [$0] } ?? []
+    }
+
+    func result(of response: TokenResponse, source: TokenSource, cacheSaveFailures: [CacheSaveFailure] = []) -> AuthenticationResult {
         AuthenticationResult(
             accessToken: TokenSecret(response.accessToken), idToken: TokenSecret(response.idToken),
             scopes: response.scopes, expiresOn: response.expiresOn, account: response.account,
-            tenantID: response.user.tenantID, source: source)
+            tenantID: response.user.tenantID, source: source, cacheSaveFailures: cacheSaveFailures)
     }
 
     /// Scopes trimmed, without empties or case-insensitive duplicates, in the order given.
@@ -60,11 +67,15 @@ public struct AuthenticationResult: Sendable, Hashable, CustomStringConvertible 
     public let tenantID: String
     /// Which path produced the token.
     public let source: TokenSource
+    /// The cache writes that failed while the token was still returned, as MSAL returns it;
+    /// empty when the response was cached whole. The next launch finds only what was written.
+    public let cacheSaveFailures: [CacheSaveFailure]
 
-    /// - Parameters: the token and what it was issued for.
+    /// - Parameters: the token and what it was issued for; `cacheSaveFailures`, the failed
+    ///   cache writes (see the property).
     public init(
         accessToken: TokenSecret, idToken: TokenSecret?, scopes: [String], expiresOn: Date,
-        account: CachedAccount, tenantID: String, source: TokenSource
+        account: CachedAccount, tenantID: String, source: TokenSource, cacheSaveFailures: [CacheSaveFailure] = []
     ) {
         self.accessToken = accessToken
         self.idToken = idToken
@@ -73,6 +84,7 @@ public struct AuthenticationResult: Sendable, Hashable, CustomStringConvertible 
         self.account = account
         self.tenantID = tenantID
         self.source = source
+        self.cacheSaveFailures = cacheSaveFailures
     }
 
     /// One line for people, tokens masked.

@@ -37,8 +37,7 @@ extension TokenCache {
         let named = try defaultAccessor.account(named: identifier)
         let account = tenant.map { issuer.profile(of: named, inTenant: $0) } ?? named
         // accountStateForParameters: the client's account metadata, before any token.
-        var earlierLayout: CacheSnapshot?
-        if try accountMetadata.signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) == .signedOut {
+        if try accountMetadata.signInState(of: account.homeAccountID) == .signedOut {
             throw .interactionRequired(reason: "Account is signed out, user interaction is required. (\(DisplayText(account.username)), client \(clientID))", lastWipe: nil)
         }
         let date = now()
@@ -69,8 +68,8 @@ extension TokenCache {
             let response = issuer.issue(
                 to: issuer.user(for: account), clientID: clientID, familyID: serverFamilyID,
                 environment: environment, scopes: scopes, at: date)
-            try defaultAccessor.saveTokens(response)
-            return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
+            let failures = defaultAccessor.saveTokens(response)
+            return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken, cacheSaveFailures: failures)
         }
         throw .interactionRequired(
             reason: "the refresh tokens for \(DisplayText(account.username)) were refused: \(refusals.joined(separator: "; "))", lastWipe: try? keychainCache.wipeInfo())

@@ -171,8 +171,8 @@ extension TokenCache {
             throw .broker("the broker's response is not a token response for client \(clientID)")
         }
         let response = payload.response
-        try defaultAccessor.saveTokens(response)
-        return result(of: response, source: .broker)
+        let failures = defaultAccessor.saveTokens(response)
+        return result(of: response, source: .broker, cacheSaveFailures: failures)
     }
 
     static func hashHex(_ data: Data) -> String {

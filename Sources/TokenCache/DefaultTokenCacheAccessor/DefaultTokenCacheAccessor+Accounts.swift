@@ -27,12 +27,11 @@ extension DefaultTokenCacheAccessor {
             let isFamily = family != nil && token.family.map(CacheKey.normalized) == family
             if isOwn || isFamily { withToken.insert(CacheKey.normalized(token.homeAccountID)) }
         }
-        var earlierLayout: CacheSnapshot?
         var chosen: [String: CachedAccount] = [:]
         var order: [String] = []
         for account in records {
             let home = CacheKey.normalized(account.homeAccountID)
-            switch try accountMetadata.signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) {
+            switch try accountMetadata.signInState(of: account.homeAccountID) {
             case .signedOut?: continue
             case .signedIn?: break
             default: guard withToken.contains(home) else { continue }
@@ -51,7 +50,7 @@ extension DefaultTokenCacheAccessor {
         var listed = order.compactMap { chosen[$0] }
         for account in try otherAccessor.accounts(clientID: clientID, familyID: family) {
             let home = CacheKey.normalized(account.homeAccountID)
-            guard chosen[home] == nil, try accountMetadata.signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) != .signedOut
+            guard chosen[home] == nil, try accountMetadata.signInState(of: account.homeAccountID) != .signedOut
             else { continue }
             chosen[home] = account
             listed.append(account)
@@ -68,7 +67,7 @@ extension DefaultTokenCacheAccessor {
     /// ``TokenCache/accountStates()``.
     func accountStates() throws(TokenCacheError) -> [AccountState] {
         let refreshTypes = try credentialCache.checkFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
-        let types = Array(ItemType.accounts) + refreshTypes.map(\.itemType) + [ItemType.appMetadata, ItemType.legacySignInState]
+        let types = Array(ItemType.accounts) + refreshTypes.map(\.itemType) + [ItemType.appMetadata]
         let snapshot = try credentialCache.entries(ofTypes: types)
         let metadata = try accountMetadata.readAccountMetadata()?.value
         let family = family(from: snapshot.anyAppMetadata(clientID: clientID)).map(CacheKey.normalized)
@@ -86,7 +85,7 @@ extension DefaultTokenCacheAccessor {
             guard seen.insert(home).inserted else { return nil }
             return AccountState(
                 username: account.username, homeAccountID: account.homeAccountID, hasRefreshToken: withToken.contains(home),
-                signInState: snapshot.signInState(clientID: clientID, homeAccountID: account.homeAccountID, metadata: metadata))
+                signInState: metadata?.entry(for: account.homeAccountID).map(\.state).flatMap { $0 == .unknown ? nil : $0 })
         }
     }
 }

@@ -41,9 +41,26 @@ struct DefaultTokenCacheAccessor: Sendable {
     /// Its reads are the SDK's: the account metadata, the access tokens of the account, client
     /// and realm (`{account, generic accesstoken-<cid>-<realm>, type 2001}`, filtered by
     /// scope), `useSingleFRT` for a family response, and the previous account record.
-    func saveTokens(_ response: TokenResponse) throws(TokenCacheError) {
+    ///
+    /// A failure does not fail the caller, as in `validateAndSaveTokenResponse` ("we log it,
+    /// but we don't fail validation"): a failed account-metadata update is reported and the
+    /// tokens are still saved; the first failed item ends the token save
+    /// (`saveTokensWithConfiguration` returns NO), so the later items are not written.
+    ///
+    /// - Returns: the failed steps, in order; empty when everything was saved.
+    @discardableResult
+    func saveTokens(_ response: TokenResponse) -> [CacheSaveFailure] {
+        let metadataFailure = CacheSaveRecorder.run(.accountMetadata) { () throws(TokenCacheError) in
+            try accountMetadata.updateSignInState(of: response.account.homeAccountID, to: .signedIn)
+        }
+        let tokensFailure = CacheSaveRecorder.run(.tokens) { () throws(TokenCacheError) in try saveTokensWithConfiguration(response) }
+        return [metadataFailure, tokensFailure].compactMap { $0 }
+    }
+
+    /// `saveTokensWithConfiguration`: the access token (after deleting the intersecting ones),
+    /// the ID token, then the SSO state; the first failure stops it.
+    func saveTokensWithConfiguration(_ response: TokenResponse) throws(TokenCacheError) {
         let account = response.account
-        try accountMetadata.updateSignInState(of: account.homeAccountID, to: .signedIn)
         let accessToken = response.accessTokenCredential
         let home = CacheKey.normalized(account.homeAccountID)
         let accessTokenLayout = accessToken.layout()
@@ -69,7 +86,8 @@ struct DefaultTokenCacheAccessor: Sendable {
     func saveSSOState(_ response: TokenResponse) throws(TokenCacheError) {
         let account = response.account
         var refreshToken = response.refreshTokenCredential
-        if refreshToken.family != nil, try credentialCache.checkFRTEnabled() {
+        // A failed check is logged and the token saved the non-FRT way, as the SDK does.
+        if refreshToken.family != nil, (try? credentialCache.checkFRTEnabled()) ?? false {
             // Single-FRT mode: one FamilyRefreshToken (type 2008) and no per-client copy.
             refreshToken.type = .familyRefreshToken
             try credentialCache.saveCredential(refreshToken, asFamilyToken: true)

@@ -73,7 +73,7 @@ extension TokenCache {
             throw .keychain(.storage(error))
         }
         for (index, write) in plan.writes.enumerated() {
-            try keychainCache.store(write.data, at: write.layout)
+            try keychainCache.saveData(write.data, at: write.layout)
             progress(index + 1, plan.writes.count)
             if index + 1 == plan.writes.count / 2 { FaultPoint.reached("import-midway") }
         }

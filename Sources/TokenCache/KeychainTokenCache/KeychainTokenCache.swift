@@ -3,7 +3,7 @@ import SharedKeychain
 
 /// The keychain calls the cache is built from, with the SDKs' write discipline (IdentityCore
 /// `cache/MSIDKeychainTokenCache.m`): reads are `SecItemCopyMatching` with `kSecMatchLimitAll`,
-/// writes update-then-add, deletes one `SecItemDelete` per query. Each reports itself to the
+/// writes one update then at most one add (`saveData`), deletes one `SecItemDelete` per query. Each reports itself to the
 /// configuration's ``KeychainCallTrace``; items that cannot be decoded are reported to its
 /// ``SkippedItemReport``. It also keeps the group's wipe record (`saveWipeInfoWithContext`,
 /// `wipeInfo:`) and, outside the group, the emulator's journal of deletions.
@@ -64,40 +64,32 @@ struct KeychainTokenCache: Sendable {
         return found
     }
 
-    /// Update-then-add, as the SDKs write (`saveData`): update on {group, account, service,
-    /// type} (or `query`) with the data and generic; when nothing matched, add with the
-    /// configuration's accessibility. When that add loses a race to another app's add, update
-    /// again, and when a wipe took the item meanwhile, add again: a write ends with it written.
-    func store(_ data: Data, at layout: ItemLayout, query: KeychainQuery? = nil) throws(TokenCacheError) {
+    /// `saveData`, as the SDKs write: one update on {group, account, service, type} (or
+    /// `query`) with the data and generic; when nothing matched (-25300), one add with the
+    /// configuration's accessibility. Any other status fails the item, -25299 from another
+    /// app's add in between included: no retry, as in `MSIDKeychainTokenCache.m`.
+    func saveData(_ data: Data, at layout: ItemLayout, query: KeychainQuery? = nil) throws(TokenCacheError) {
         let query = query ?? KeychainQuery(group: accessGroup, account: layout.account, service: layout.service, type: layout.type)
-        let change = ItemChange(generic: layout.generic, data: data)
+        do {
+            try keychain.update(query, with: ItemChange(generic: layout.generic, data: data))
+            record(.update, query, status: .success)
+            return
+        } catch {
+            record(.update, query, status: error.status)
+            guard case .itemNotFound = error else { throw .keychain(error) }
+        }
         let item = NewItem(
             account: layout.account, service: layout.service, group: accessGroup,
             generic: layout.generic, type: layout.type, data: data, accessibility: accessibility)
-        // Each round loses only to another app's write or wipe in between; a few always suffice.
-        var lastError = KeychainError.itemNotFound(query: query.description)
-        for _ in 0..<8 {
-            do {
-                try keychain.update(query, with: change)
-                record(.update, query, status: .success)
-                return
-            } catch {
-                record(.update, query, status: error.status)
-                guard case .itemNotFound = error else { throw .keychain(error) }
-            }
-            do {
-                try keychain.add(item)
-                record(KeychainCall(
-                    function: .add, account: item.account, service: item.service, generic: item.generic.map { String(decoding: $0, as: UTF8.self) },
-                    type: item.type, accessibility: item.accessibility, status: .success))
-                return
-            } catch {
-                record(KeychainCall(function: .add, account: item.account, service: item.service, type: item.type, status: error.status))
-                guard case .duplicateItem = error else { throw .keychain(error) }
-                lastError = error
-            }
+        do {
+            try keychain.add(item)
+            record(KeychainCall(
+                function: .add, account: item.account, service: item.service, generic: item.generic.map { String(decoding: $0, as: UTF8.self) },
+                type: item.type, accessibility: item.accessibility, status: .success))
+        } catch {
+            record(KeychainCall(function: .add, account: item.account, service: item.service, type: item.type, status: error.status))
+            throw .keychain(error)
         }
-        throw .keychain(lastError)
     }
 
     /// Deletes the one item at `item`'s primary key; one already gone is not an error.
@@ -123,7 +115,7 @@ struct KeychainTokenCache: Sendable {
     /// update-then-add on {account `TokenWipe`, generic} (no service, no type).
     func saveWipeInfo() throws(TokenCacheError) {
         let record = WipeRecord(bundleID: keychain.app.bundleID, wipeTime: now())
-        try store(try record.archive(), at: WipeRecord.layout, query: WipeRecord.query(in: accessGroup))
+        try saveData(try record.archive(), at: WipeRecord.layout, query: WipeRecord.query(in: accessGroup))
     }
 
     /// `wipeInfo:`: the first item with account `TokenWipe` and the record's generic, any
@@ -186,5 +178,6 @@ struct KeychainTokenCache: Sendable {
 
     private func record(_ call: KeychainCall) {
         trace?.record(call)
+        CacheSaveRecorder.current?.record(call)
     }
 }

@@ -39,7 +39,7 @@ extension LegacyTokenCacheAccessor {
     /// environment, realm, client, resource and user.
     func save(_ item: LegacyTokenCacheItem, userID: String) throws(TokenCacheError) {
         let key = LegacyTokenCacheKey(authority: item.authority, clientID: item.clientID, resource: item.resource, userID: userID)
-        try keychainCache.store(try item.archive(), at: key.layout)
+        try keychainCache.saveData(try item.archive(), at: key.layout)
     }
 }
 
