@@ -142,7 +142,7 @@ extension TokenCache {
         BrokerRequest(
             clientID: clientID, redirectURI: redirectURI, scopes: try Self.normalized(scopes),
             correlationID: UUID().uuidString.lowercased(), loginHint: loginHint, brokerKey: try brokerKey(),
-            familyID: configuration.familyID)
+            familyID: serverFamilyID)
     }
 
     /// Takes the broker's answer to `request`: reads the group's broker key again, as
