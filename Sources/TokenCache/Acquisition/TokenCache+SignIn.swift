@@ -6,18 +6,25 @@ extension TokenCache {
     /// token (and the family refresh token when the app is in a family), an ID token, the
     /// account and the app metadata, and writes them as the SDK does.
     ///
+    /// The request authority is `https://<authority host>/<tenant>`; when the response's tenant
+    /// differs from it (`/common`, a domain name), the save maps one to the other in the account
+    /// metadata, as MSAL does.
+    ///
     /// - Parameters:
     ///   - username: the user's sign-in name (`alice@contoso.com`).
-    ///   - tenant: a tenant GUID or name; `common` resolves to
-    ///     ``EmulatedIssuer/organizationsTenantID``.
+    ///   - tenant: the authority's tenant: `common`, `organizations`, `consumers`, a tenant GUID
+    ///     or a domain name; `common` resolves to ``EmulatedIssuer/organizationsTenantID``.
     ///   - scopes: what the access token is for.
     @discardableResult
     public func signIn(username: String, tenant: String = "common", scopes: [String] = TokenCache.defaultScopes) throws(TokenCacheError) -> AuthenticationResult {
         guard !username.trimmingWhitespace.isEmpty else { throw .invalidArgument("the username is empty") }
         let scopes = try Self.normalized(scopes)
+        let requestAuthority: Authority
+        do { requestAuthority = try Authority(host: configuration.authorityHost, tenant: tenant) } catch { throw .invalidArgument(error.message) }
         let user = issuer.user(username: username, tenant: tenant)
-        let response = issuer.issue(
+        var response = issuer.issue(
             to: user, clientID: clientID, familyID: configuration.familyID, environment: environment, scopes: scopes, at: now())
+        response.requestAuthority = requestAuthority
         switch configuration.sdk {
         case .msal: try defaultAccessor.saveTokens(response)
         case .adal: try legacyAccessor.saveTokens(response, realm: LegacyResource.realm(forTenant: tenant), otherAccessor: defaultAccessor)

@@ -27,13 +27,14 @@ extension TokenCache {
         let scopes = try Self.normalized(scopes)
         if configuration.sdk == .adal { return try acquireTokenSilentLegacy(account: identifier, scopes: scopes, forceRefresh: forceRefresh) }
         let account = try defaultAccessor.account(named: identifier)
+        let realm = try issuerTenant(for: account)
         // accountStateForParameters: the client's account metadata, before any token.
         var earlierLayout: CacheSnapshot?
         if try accountMetadata.signInState(of: account.homeAccountID, earlierLayout: &earlierLayout) == .signedOut {
             throw .interactionRequired(reason: "Account is signed out, user interaction is required. (\(DisplayText(account.username)), client \(clientID))", lastWipe: nil)
         }
         let date = now()
-        if !forceRefresh, let cached = try defaultAccessor.cachedResult(for: account, scopes: scopes, at: date) { return cached }
+        if !forceRefresh, let cached = try defaultAccessor.cachedResult(for: account, realm: realm, scopes: scopes, at: date) { return cached }
         // shouldCheckForFRTFirst: the family's first only in single-FRT mode.
         guard let (token, isFamily) = try defaultAccessor.refreshTokenToRedeem(for: account, familyFirst: try credentialCache.checkFRTEnabled()) else {
             throw .interactionRequired(
@@ -53,14 +54,33 @@ extension TokenCache {
                 refusals.append(refusal)
                 continue
             }
-            let response = issuer.issue(
+            var response = issuer.issue(
                 to: issuer.user(for: account), clientID: clientID, familyID: configuration.familyID,
                 environment: environment, scopes: scopes, at: date)
+            response.requestAuthority = try? configuration.authority
             try defaultAccessor.saveTokens(response)
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken)
         }
         throw .interactionRequired(
             reason: "the refresh tokens for \(DisplayText(account.username)) were refused: \(refusals.joined(separator: "; "))", lastWipe: try? keychainCache.wipeInfo())
+    }
+}
+
+extension TokenCache {
+    /// The tenant a silent request for `account` asks in (MSAL `MSALAADOauth2Provider`
+    /// `issuerAuthorityWithAccount`): the account metadata's authority map entry for the
+    /// configured authority (`getAuthorityURL`, one read of the client's item) when there is one;
+    /// else, for `common`, `organizations` and `consumers`, the account's home tenant; else the
+    /// configured tenant.
+    func issuerTenant(for account: CachedAccount) throws(TokenCacheError) -> String {
+        let requestAuthority: Authority
+        do { requestAuthority = try configuration.authority } catch { throw .invalidArgument(error.message) }
+        if let cached = try accountMetadata.authorityURL(forRequest: requestAuthority.url, homeAccountID: account.homeAccountID),
+           let tenant = (try? Authority(parsing: cached, validated: false))?.tenant {
+            return tenant
+        }
+        guard requestAuthority.tenantType == .identifier else { return account.homeTenantID ?? account.tenantID }
+        return requestAuthority.tenant
     }
 }
 

@@ -16,12 +16,14 @@ struct DefaultTokenCacheAccessor: Sendable {
     let otherAccessor: LegacyTokenCacheAccessor
     /// The app's client ID.
     let clientID: String
-    /// The cache's environment (the authority host).
+    /// The cache's environment, which items are written under (the cloud's `preferred_cache`).
     let environment: String
     /// The SDK the app is built with.
     let sdk: TokenCacheSDK
     /// The family the emulated server puts the app in, or nil.
     let familyID: String?
+    /// The environments the SDK's alias lookups match (`defaultCacheEnvironmentAliases`).
+    let environmentAliases: EnvironmentAliases
 
     /// The keychain calls beneath the credential cache: whole-group reads, deletes, the wipe
     /// record and the deletion journal.
@@ -31,7 +33,9 @@ struct DefaultTokenCacheAccessor: Sendable {
     /// Writes a token response in IdentityCore's order (`MSIDTokenResponseValidator`
     /// `validateAndSaveTokenResponse`, `MSIDDefaultTokenCacheAccessor`
     /// `saveTokensWithConfiguration`): this client's account metadata set `signed_in` (written
-    /// only when that changes it); access tokens of the account, client and realm whose scopes
+    /// only when that changes it), then, when the request authority (`/common`, a domain)
+    /// differs from the result's (`/<tid>`), its authority map entry (`updateAuthorityURL`: the
+    /// item written a second time, unless it already maps them); access tokens of the account, client and realm whose scopes
     /// intersect the new one's deleted; then the access token, the ID token, the family refresh
     /// token (when the response names a family), the client's own refresh token WITHOUT
     /// `family_id` ("Save a separate entry for MRRT"), the app metadata and the account, each
@@ -43,7 +47,10 @@ struct DefaultTokenCacheAccessor: Sendable {
     /// scope), `useSingleFRT` for a family response, and the previous account record.
     func saveTokens(_ response: TokenResponse) throws(TokenCacheError) {
         let account = response.account
-        try accountMetadata.updateSignInState(of: account.homeAccountID, to: .signedIn)
+        let metadata = try accountMetadata.updateSignInState(of: account.homeAccountID, to: .signedIn)
+        if let request = response.requestAuthority, let result = response.resultAuthority {
+            try accountMetadata.updateAuthorityURL(result, forRequest: request.url, homeAccountID: account.homeAccountID, current: metadata)
+        }
         let accessToken = response.accessTokenCredential
         let home = CacheKey.normalized(account.homeAccountID)
         let accessTokenLayout = accessToken.layout()
@@ -51,6 +58,7 @@ struct DefaultTokenCacheAccessor: Sendable {
             group: accessGroup, account: accessTokenLayout.account, generic: accessTokenLayout.generic, type: accessTokenLayout.type))
         for entry in intersecting.credentials where entry.value.type == .accessToken {
             let token = entry.value
+            // Exact, not by alias: the SDK's query names the token's storage environment.
             guard CacheKey.normalized(token.homeAccountID) == home, CacheKey.normalized(token.environment) == environment,
                 CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID),
                 CacheKey.normalized(token.realm ?? "") == CacheKey.normalized(accessToken.realm ?? ""),

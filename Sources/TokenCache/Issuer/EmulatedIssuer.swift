@@ -197,8 +197,15 @@ struct TokenResponse: Sendable {
     let issuedAt: Date
     let expiresOn: Date
     let extendedExpiresOn: Date
+    /// The authority the request named (`providedAuthority`), when the save should record what
+    /// it resolved to in the account metadata's authority map; nil for none.
+    var requestAuthority: Authority? = nil
 
     var account: CachedAccount { user.account(environment: environment) }
+
+    /// The authority the response came from (`MSIDAADV2Oauth2Factory
+    /// resultAuthorityWithConfiguration`: the request's host with the ID token's realm).
+    var resultAuthority: String? { requestAuthority?.withTenant(user.tenantID) }
 
     var accessTokenCredential: Credential {
         Credential(
