@@ -30,8 +30,8 @@ struct TokenSignInCommand: ReportingCommand {
     @Option(help: "The user's sign-in name, e.g. alice@contoso.com.")
     var user: String
 
-    @Option(help: "The tenant: a name, a tenant ID, or common.")
-    var tenant: String = "common"
+    @Option(help: "The tenant: a name, a tenant ID, or common (default: the tenant of --authority, else common).")
+    var tenant: String?
 
     @Option(parsing: .upToNextOption, help: "The scopes to request.")
     var scopes: [String] = TokenCache.defaultScopes
@@ -39,6 +39,7 @@ struct TokenSignInCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
+        let tenant = try tokens.signInTenant(tenant)
         let result = try tokens.tokenCache(global, app: app).signIn(username: user, tenant: tenant, scopes: scopes)
         let view = AuthenticationJSON(result, options: tokens)
         if global.json { Output.printJSON(view) } else { Output.standardOutput.write(view.text) }

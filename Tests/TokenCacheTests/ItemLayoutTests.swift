@@ -14,7 +14,7 @@ struct ItemLayoutTests {
         var description: String { "\(account) | \(service) | \(generic ?? "nil") | \(type.map(String.init) ?? "nil")" }
     }
 
-    static let environment = "login.microsoftonline.com"
+    static let environment = "login.windows.net"
 
     @Test(arguments: Backend.memoryAndKeyring)
     func signInWritesEveryItemWithTheSDKsAttributes(_ backend: Backend) throws {

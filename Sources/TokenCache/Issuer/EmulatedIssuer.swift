@@ -78,7 +78,10 @@ public struct EmulatedIssuer: Sendable, Hashable {
             user: user, clientID: clientID, environment: environment, familyID: familyID, scopes: scopes,
             accessToken: "emulated-access-token." + Base64URL.random(bytes: 32),
             refreshToken: "emulated-refresh-token." + Base64URL.random(bytes: 48),
-            idToken: idToken(for: user, clientID: clientID, environment: environment, issuedAt: now, expiresOn: expiresOn),
+            // The issuer names the host requests go to (`preferred_network`), not the cache's.
+            idToken: idToken(
+                for: user, clientID: clientID, environment: InstanceDiscovery.cloudOrOwn(for: environment).preferredNetwork,
+                issuedAt: now, expiresOn: expiresOn),
             issuedAt: now, expiresOn: expiresOn, extendedExpiresOn: expiresOn.addingTimeInterval(accessTokenLifetime))
     }
 
