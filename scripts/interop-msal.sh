@@ -18,5 +18,11 @@ app=(--app com.contoso.mail --team ABCDE12345 --entitlements "$work/app.entitlem
 
 "$venv/bin/python" scripts/interop/msal_cache.py write "$work/msal.json"
 "$bin" cache import "${app[@]}" --input "$work/msal.json"
+# MSAL Python wrote its items under login.microsoftonline.com; the emulator writes under the
+# cloud's preferred_cache (login.windows.net) and, as MSAL (and MSAL Python's
+# _get_authority_aliases) does, looks tokens up under every alias of the cloud.
+"$bin" token acquire "${app[@]}" --account alice@contoso.com --scopes user.read calendars.read --silent --now 1764000000 --json \
+    | grep -q '"source" : "cache"' && echo "ok   a token MSAL Python wrote under login.microsoftonline.com is found (aliases)" \
+    || { echo "FAIL the imported access token was not found across aliases"; exit 1; }
 "$bin" cache export "${app[@]}" --output "$work/export.json"
 "$venv/bin/python" scripts/interop/msal_cache.py check "$work/msal.json" "$work/export.json"

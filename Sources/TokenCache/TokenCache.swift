@@ -71,7 +71,8 @@ public struct TokenCache: Sendable {
         legacyAccessor = LegacyTokenCacheAccessor(keychainCache: keychainCache, clientID: configuration.clientID, environment: configuration.environment)
         defaultAccessor = DefaultTokenCacheAccessor(
             credentialCache: credentialCache, accountMetadata: accountMetadata, otherAccessor: legacyAccessor,
-            clientID: configuration.clientID, environment: configuration.environment, sdk: configuration.sdk, familyID: configuration.familyID)
+            clientID: configuration.clientID, environment: configuration.environment, sdk: configuration.sdk, familyID: configuration.familyID,
+            environmentAliases: configuration.environmentAliases)
     }
 
     var clientID: String { configuration.clientID }
@@ -86,8 +87,11 @@ public struct TokenCache: Sendable {
 public struct TokenCacheConfiguration: Sendable, Hashable {
     /// MSAL's default keychain sharing group on iOS.
     public static let defaultSharingGroup = "com.microsoft.adalcache"
-    /// The public cloud's authority host, which is the cache's `environment`.
+    /// The public cloud's authority host. Items are written under its cloud's
+    /// `preferred_cache` (`login.windows.net`), as instance discovery answers.
     public static let defaultAuthorityHost = "login.microsoftonline.com"
+    /// The tenant of MSAL's default authority (`https://login.microsoftonline.com/common`).
+    public static let defaultAuthorityTenant = "common"
 
     /// The app's client (application) ID. Apps of a suite often share one.
     public var clientID: String
@@ -95,8 +99,13 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
     /// put in front, as MSAL does. A group that already starts with the app's team ID is used
     /// as is.
     public var keychainSharingGroup: String
-    /// The authority host, for example `login.microsoftonline.com`.
+    /// The authority host, for example `login.microsoftonline.com`: a host of a cloud
+    /// ``InstanceDiscovery`` knows.
     public var authorityHost: String
+    /// The authority's tenant (`common`, `organizations`, `consumers`, a tenant ID or a domain
+    /// name): the request authority of silent acquisitions, whose account-metadata authority map
+    /// entry they read.
+    public var authorityTenant: String = TokenCacheConfiguration.defaultAuthorityTenant
     /// The family the emulated server puts the app in (`"1"` for Microsoft's), or nil.
     public var familyID: String?
     /// The class the cache's new items get (`kSecAttrAccessible`). MSAL and ADAL add every item
@@ -135,8 +144,21 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
         self.trace = trace
     }
 
-    /// The cache's `environment`: the authority host, trimmed and lowercased.
-    public var environment: String { CacheKey.normalized(authorityHost) }
+    /// The configured authority, `https://<authorityHost>/<authorityTenant>`.
+    public var authority: Authority {
+        get throws(AuthorityError) { try Authority(host: authorityHost, tenant: authorityTenant) }
+    }
+
+    /// The cache's `environment`, which every item is written under: the `preferred_cache` of
+    /// the authority host's cloud (`cacheEnvironmentWithContext`), `login.windows.net` for the
+    /// public cloud.
+    public var environment: String { InstanceDiscovery.cloudOrOwn(for: authorityHost).preferredCache }
+
+    /// The environments lookups match (`defaultCacheEnvironmentAliases`): the preferred cache,
+    /// the host as configured, then the cloud's other aliases.
+    public var environmentAliases: EnvironmentAliases {
+        InstanceDiscovery.cloudOrOwn(for: authorityHost).cacheAliases(for: CacheKey.normalized(authorityHost))
+    }
 
     /// The full access group for `app`: `<TEAMID>.<keychainSharingGroup>`.
     public func accessGroup(for app: AppIdentity) -> String {
@@ -149,7 +171,8 @@ public struct TokenCacheConfiguration: Sendable, Hashable {
     var problem: String? {
         if CacheKey.normalized(clientID).isEmpty { return "the client ID is empty" }
         if CacheKey.normalized(keychainSharingGroup).isEmpty { return "the keychain sharing group is empty" }
-        if environment.isEmpty { return "the authority host is empty" }
+        if CacheKey.normalized(authorityHost).isEmpty { return "the authority host is empty" }
+        do { _ = try authority } catch { return error.message }
         if let familyID, CacheKey.normalized(familyID).isEmpty { return "the family ID is empty; use nil for an app outside any family" }
         return nil
     }

@@ -31,8 +31,8 @@ struct TokenSignInCommand: ReportingCommand {
     @Option(help: "The user's sign-in name, e.g. alice@contoso.com.")
     var user: String
 
-    @Option(help: "The tenant: a name (fabrikam.com), a tenant ID, or common (the user's home tenant, from the username's domain). Another tenant than the home one signs the user in as a guest: the same home account ID, a second tenant profile.")
-    var tenant: String = "common"
+    @Option(help: "The tenant: a name (fabrikam.com), a tenant ID, or common (the user's home tenant, from the username's domain). Another tenant than the home one signs the user in as a guest: the same home account ID, a second tenant profile. Default: the tenant of --authority, else common.")
+    var tenant: String?
 
     @Option(parsing: .upToNextOption, help: "The scopes to request.")
     var scopes: [String] = TokenCache.defaultScopes
@@ -40,6 +40,7 @@ struct TokenSignInCommand: ReportingCommand {
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
+        let tenant = try tokens.signInTenant(tenant)
         let result = try tokens.tokenCache(global, app: app).signIn(username: user, tenant: tenant, scopes: scopes)
         let view = AuthenticationJSON(result, options: tokens)
         Output.warn(cacheSaveFailures: result.cacheSaveFailures)

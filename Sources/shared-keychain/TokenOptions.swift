@@ -16,8 +16,32 @@ struct TokenOptions: ParsableArguments {
     @Option(name: .customLong("sharing-group"), help: "The keychain sharing group, without the team prefix (default com.microsoft.adalcache). With --suite: from the manifest.")
     var sharingGroup: String?
 
-    @Option(name: .customLong("authority-host"), help: "The authority host, which is the cache's environment.")
+    @Option(name: .customLong("authority-host"), help: ArgumentHelp(
+        "The authority host alone (the authority is then https://<host>/common). Items are written under its cloud's preferred_cache (login.windows.net for login.microsoftonline.com, as instance discovery answers) and found under any alias of the cloud.",
+        valueName: "host"))
     var authorityHost: String = TokenCacheConfiguration.defaultAuthorityHost
+
+    @Option(help: ArgumentHelp(
+        "The authority, as MSAL takes it: https://<host>/<tenant>, the tenant common, organizations, consumers, a tenant ID or a domain name (contoso.onmicrosoft.com); the host must be of a cloud instance discovery knows (public, China, US Government, Germany). Replaces --authority-host; a sign-in authenticates in its tenant. HTTP, ADFS and B2C authorities are refused.",
+        valueName: "url"))
+    var authority: String?
+
+    /// `--authority` parsed, or nil when it is not given.
+    func parsedAuthority() throws -> Authority? {
+        guard let authority else { return nil }
+        return try Authority(parsing: authority)
+    }
+
+    /// The tenant a sign-in authenticates in: `--tenant`, else the tenant of `--authority`,
+    /// else `common`. Both given must agree.
+    func signInTenant(_ tenant: String?) throws -> String {
+        guard let authority = try parsedAuthority() else { return tenant ?? TokenCacheConfiguration.defaultAuthorityTenant }
+        guard let tenant else { return authority.tenant }
+        guard tenant.trimmingCharacters(in: .whitespaces).lowercased() == authority.tenant else {
+            throw UsageFailure(message: "--tenant '\(tenant)' differs from the tenant of --authority '\(authority.tenant)'; give one of them")
+        }
+        return authority.tenant
+    }
 
     @Option(help: ArgumentHelp("Pretend it is this time: ISO 8601 (2026-11-22T10:00:00Z) or epoch seconds.", valueName: "time"))
     var now: String?
@@ -114,8 +138,11 @@ struct TokenOptions: ParsableArguments {
         guard let clientID = clientID ?? settings?.clientID else {
             throw UsageFailure(message: "give --client-id (or act as an installed app, or --suite with an app that has a client_id)")
         }
-        var configuration = settings?.tokenCacheConfiguration(authorityHost: authorityHost)
-            ?? TokenCacheConfiguration(clientID: clientID, authorityHost: authorityHost)
+        let authority = try parsedAuthority()
+        let host = authority?.host ?? authorityHost
+        var configuration = settings?.tokenCacheConfiguration(authorityHost: host)
+            ?? TokenCacheConfiguration(clientID: clientID, authorityHost: host)
+        if let authority { configuration.authorityTenant = authority.tenant }
         configuration.clientID = clientID
         if let sharingGroup { configuration.keychainSharingGroup = sharingGroup }
         if let familyID { configuration.familyID = familyID }

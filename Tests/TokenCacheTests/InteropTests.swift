@@ -6,7 +6,7 @@ import Testing
 /// Export to and import from MSAL's serialized JSON cache.
 @Suite("Serialized cache interop")
 struct InteropTests {
-    static let environment = "login.microsoftonline.com"
+    static let environment = "login.windows.net"
 
     /// A group with two users, two family apps sharing the family token, a non-family app and
     /// fields no version of this module knows.

@@ -14,7 +14,7 @@ struct ItemLayoutTests {
         var description: String { "\(account) | \(service) | \(generic ?? "nil") | \(type.map(String.init) ?? "nil")" }
     }
 
-    static let environment = "login.microsoftonline.com"
+    static let environment = "login.windows.net"
 
     @Test(arguments: Backend.memoryAndKeyring)
     func signInWritesEveryItemWithTheSDKsAttributes(_ backend: Backend) throws {
@@ -46,12 +46,16 @@ struct ItemLayoutTests {
         #expect(try suite.items().allSatisfy { $0.group == suite.group && $0.creator == nil && $0.provenance?.addedBy == "com.contoso.mail" })
         // MSIDKeychainTokenCache.m saveData: every item MSAL adds is afterFirstUnlockThisDeviceOnly.
         #expect(try suite.cacheItems().allSatisfy { $0.accessibility == .afterFirstUnlockThisDeviceOnly })
-        // The account metadata: this client signed this account in (MSIDAccountMetadataCacheItem.m).
+        // The account metadata: this client signed this account in (MSIDAccountMetadataCacheItem.m),
+        // and the domain authority it asked was answered by the tenant (updateAuthorityURL).
         let metadata = suite.json(try suite.item(account: "authority_map", service: client))
+        let authorityMap: JSONValue = .object([
+            "URLMap-": .object(["https://login.microsoftonline.com/contoso.onmicrosoft.com": .string("https://login.microsoftonline.com/\(tid)")]),
+        ])
         #expect(metadata == [
             "client_id": .string(client),
             "account_metadata_map": .object([home: .object([
-                "client_id": .string(client), "home_account_id": .string(home), "athority_map": .object([:]),
+                "client_id": .string(client), "home_account_id": .string(home), "athority_map": authorityMap,
                 "sign_in_state": .string("signed_in"),
             ])]),
         ])

@@ -70,7 +70,7 @@ extension KeychainTraceTests {
         static let wipeInfo = read(account: "TokenWipe", generic: "Microsoft.ADAL.WipeAll.1")
         /// MSIDLegacyTokenCacheAccessor getTokenByLegacyUserId, one alias: `{account b64(upn), service, generic MSOpenTech.ADAL.1}`.
         static func legacyRefreshToken(_ username: String, realm: String, client: String) -> String {
-            let key = LegacyTokenCacheKey(environment: "login.microsoftonline.com", realm: realm, clientID: client, resource: nil, userID: username)
+            let key = LegacyTokenCacheKey(environment: "login.windows.net", realm: realm, clientID: client, resource: nil, userID: username)
             return read(account: key.account, service: key.service, generic: "MSOpenTech.ADAL.1")
         }
         /// MSIDLegacyTokenCacheAccessor accountsWithAuthority: every ADAL item, `{generic MSOpenTech.ADAL.1}`.
@@ -87,11 +87,14 @@ extension KeychainTraceTests {
         /// useSingleFRT (a family response), family RT, own RT, app metadata, the previous account
         /// read, the account.
         static func savedResponse(
-            client: String, home: String, realm: String, environment: String = "login.microsoftonline.com",
+            client: String, home: String, realm: String, environment: String = "login.windows.net",
             metadataWritten: Bool, newForClient: Bool, replacedAccessToken: Bool, newAccessToken: Bool
         ) -> [String] {
             var steps = [accountMetadata(client)]
             if metadataWritten { steps += save("authority_map", client, 5001, new: newForClient) }
+            // updateAuthorityURL: a new entry maps the `/common` request to the tenant (from the
+            // memory cache: no read), the item written again.
+            if newForClient { steps += save("authority_map", client, 5001, new: false) }
             steps.append(intersectingAccessTokens(home, client, realm))
             let accessTokenService = "accesstoken-\(client)-\(realm)-user.read"
             if replacedAccessToken { steps.append(write(.delete, account: home, service: accessTokenService, type: 2001)) }
@@ -109,8 +112,9 @@ extension KeychainTraceTests {
 
     /// Silent acquisition answered from the cache. The app's account first (the MSALAccount it
     /// passes: the emulator finds it by username as homeAccountIdForLegacyId queries), then
-    /// MSALPublicClientApplication acquireTokenSilentWithParameters (accountStateForParameters:
-    /// the account metadata), MSIDSilentTokenRequest executeRequestImpl (accessTokenWithError),
+    /// MSALPublicClientApplication acquireTokenSilentWithParameters (issuerAuthorityWithAccount:
+    /// getAuthorityURL, the account metadata; accountStateForParameters: the account metadata
+    /// again, skipCache YES), MSIDSilentTokenRequest executeRequestImpl (accessTokenWithError),
     /// fetchCachedTokenAndCheckForFRTFirst:YES (MSIDDefaultSilentTokenRequest
     /// familyRefreshTokenWithError: app metadata, then getRefreshTokenWithAccount: checkFRTEnabled
     /// and the family's refresh token, found), MSIDDefaultSilentTokenRequest
@@ -126,7 +130,7 @@ extension KeychainTraceTests {
         let c = Self.client
         let tid = signedIn.tenantID
         #expect(Self.steps(recorder.take()) == [
-            SDK.account(username: "alice@contoso.com"), SDK.accountMetadata(c), SDK.accessTokens(c, tid),
+            SDK.account(username: "alice@contoso.com"), SDK.accountMetadata(c), SDK.accountMetadata(c), SDK.accessTokens(c, tid),
             SDK.appMetadata(c), SDK.useSingleFRT, SDK.refreshToken("1"), SDK.idToken(c, tid), SDK.account(realm: tid),
         ])
     }
@@ -147,9 +151,9 @@ extension KeychainTraceTests {
         #expect(try app.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]).source == .refreshToken)
         let c = Self.client
         let tid = signedIn.tenantID
-        let home = CacheKey.account(homeAccountID: signedIn.account.homeAccountID, environment: "login.microsoftonline.com")
+        let home = CacheKey.account(homeAccountID: signedIn.account.homeAccountID, environment: "login.windows.net")
         #expect(Self.steps(recorder.take()) == [
-            SDK.account(username: "alice@contoso.com"), SDK.accountMetadata(c), SDK.accessTokens(c, tid),
+            SDK.account(username: "alice@contoso.com"), SDK.accountMetadata(c), SDK.accountMetadata(c), SDK.accessTokens(c, tid),
             SDK.write(.delete, account: home, service: "accesstoken-\(c)-\(tid)-user.read", type: 2001),
             SDK.useSingleFRT, SDK.useSingleFRT, SDK.refreshToken(c),
         ] + SDK.savedResponse(client: c, home: home, realm: tid, metadataWritten: false, newForClient: false, replacedAccessToken: false, newAccessToken: true))
@@ -167,9 +171,9 @@ extension KeychainTraceTests {
         #expect(try app.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"], forceRefresh: true).source == .refreshToken)
         let c = Self.client
         let tid = signedIn.tenantID
-        let home = CacheKey.account(homeAccountID: signedIn.account.homeAccountID, environment: "login.microsoftonline.com")
+        let home = CacheKey.account(homeAccountID: signedIn.account.homeAccountID, environment: "login.windows.net")
         #expect(Self.steps(recorder.take()) == [
-            SDK.account(username: "alice@contoso.com"), SDK.accountMetadata(c), SDK.useSingleFRT, SDK.useSingleFRT, SDK.refreshToken(c),
+            SDK.account(username: "alice@contoso.com"), SDK.accountMetadata(c), SDK.accountMetadata(c), SDK.useSingleFRT, SDK.useSingleFRT, SDK.refreshToken(c),
         ] + SDK.savedResponse(client: c, home: home, realm: tid, metadataWritten: false, newForClient: false, replacedAccessToken: true, newAccessToken: true))
     }
 
@@ -190,10 +194,10 @@ extension KeychainTraceTests {
         #expect(try calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"]).source == .familyRefreshToken)
         let c = Suite.calendarClient
         let tid = signedIn.tenantID
-        let home = CacheKey.account(homeAccountID: signedIn.account.homeAccountID, environment: "login.microsoftonline.com")
+        let home = CacheKey.account(homeAccountID: signedIn.account.homeAccountID, environment: "login.windows.net")
         let user = "alice@contoso.com"
         #expect(Self.steps(recorder.take()) == [
-            SDK.account(username: user), SDK.accountMetadata(c), SDK.accessTokens(c, tid), SDK.useSingleFRT,
+            SDK.account(username: user), SDK.accountMetadata(c), SDK.accountMetadata(c), SDK.accessTokens(c, tid), SDK.useSingleFRT,
             SDK.useSingleFRT, SDK.refreshToken(c), SDK.wipeInfo, SDK.account(username: user), SDK.refreshToken(c), SDK.wipeInfo,
             SDK.legacyRefreshToken(user, realm: tid, client: c), SDK.legacyRefreshToken(user, realm: "common", client: c), SDK.wipeInfo,
             SDK.appMetadata(c), SDK.useSingleFRT, SDK.refreshToken("1"),

@@ -279,7 +279,7 @@ struct LegacyAccessorTests {
         let writes = recorder.take().filter { $0.function != .copyMatching }
         let c = Suite.mailClient
         let legacy = { (resource: String?, client: String) in
-            LegacyTokenCacheKey(environment: "login.microsoftonline.com", realm: "common", clientID: client, resource: resource, userID: Self.alice).service
+            LegacyTokenCacheKey(environment: "login.windows.net", realm: "common", clientID: client, resource: resource, userID: Self.alice).service
         }
         let services = [legacy(LegacyResource.graph, c), legacy(nil, c), legacy(nil, "foci-1"),
                         "refreshtoken-1--", "refreshtoken-\(c)--", "appmetadata-\(c)", result.tenantID]

@@ -13,7 +13,7 @@ struct RemovalTests {
         let suite = try Suite(backend)
         let alice = try suite.mail.signIn(username: "alice@contoso.com")
         let bob = try suite.legacy.signIn(username: "bob@contoso.com")
-        let user = "\(alice.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(alice.account.homeAccountID)-login.windows.net"
         #expect(try suite.calendar.accounts() == [alice.account])
 
         let deleted = try suite.mail.remove(account: alice.account.homeAccountID)
@@ -74,7 +74,7 @@ struct RemovalTests {
         let alice = try suite.mail.signIn(username: "alice@contoso.com")
         try suite.legacy.signIn(username: "alice@contoso.com")
         let bob = try suite.mail.signIn(username: "bob@contoso.com")
-        let user = "\(alice.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(alice.account.homeAccountID)-login.windows.net"
         // Mail's AT, RT, family RT and IDT, legacy's AT, RT and IDT, and the account record.
         let aliceItems = try suite.items().filter { $0.account == user }.count
         #expect(aliceItems == 8)

@@ -31,7 +31,7 @@ struct SilentAcquisitionTests {
     func expiredAccessTokenIsRefreshedAndTheRefreshTokenRotated(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.legacy.signIn(username: "bob@contoso.com")
-        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(signedIn.account.homeAccountID)-login.windows.net"
         let refreshService = "refreshtoken-\(Suite.legacyClient)--"
         let oldRefreshToken = suite.json(try suite.item(account: user, service: refreshService))["secret"]
         // Five minutes and one second before expiry the token is still good...
@@ -61,7 +61,7 @@ struct SilentAcquisitionTests {
     func ownRefreshTokenFirstThenTheFamilysAndBothCopiesRotate(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.mail.signIn(username: "alice@contoso.com")
-        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(signedIn.account.homeAccountID)-login.windows.net"
         suite.clock.advance(by: 3600)
         let refreshed = try suite.mail.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
         #expect(refreshed.source == .refreshToken)
@@ -82,7 +82,7 @@ struct SilentAcquisitionTests {
     func anAccessTokenWithoutItsIDTokenIsRefreshed(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.legacy.signIn(username: "bob@contoso.com")
-        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(signedIn.account.homeAccountID)-login.windows.net"
         try suite.legacy.keychain.delete(KeychainQuery(group: suite.group, account: user, type: 2003))
         let silent = try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"])
         #expect(silent.source == .refreshToken)
@@ -111,7 +111,7 @@ struct SilentAcquisitionTests {
     func siblingAppOfTheFamilyGetsATokenThroughTheFamilyRefreshToken(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.mail.signIn(username: "alice@contoso.com")
-        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(signedIn.account.homeAccountID)-login.windows.net"
         // Calendar never signed anyone in, and sees mail's account through the family token.
         #expect(try suite.calendar.accounts().map(\.username) == ["alice@contoso.com"])
         let sso = try suite.calendar.acquireTokenSilent(account: "alice@contoso.com", scopes: ["calendars.read"])
@@ -154,7 +154,7 @@ struct SilentAcquisitionTests {
         #expect(unknown?.message == "interaction_required: no account 'nobody@contoso.com' is in the cache")
 
         let signedIn = try suite.legacy.signIn(username: "bob@contoso.com")
-        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(signedIn.account.homeAccountID)-login.windows.net"
         // Still valid: no refresh token needed.
         try suite.legacy.keychain.delete(KeychainQuery(group: suite.group, account: user, type: 2002))
         #expect(try suite.legacy.acquireTokenSilent(account: "bob@contoso.com", scopes: ["user.read"]).source == .cache)
@@ -206,7 +206,7 @@ struct SingleFRTTests {
         let suite = try Suite(backend)
         let mail = try app(suite, "com.contoso.flighted", client: Suite.mailClient, flight: .on)
         let result = try mail.signIn(username: "alice@contoso.com")
-        let user = "\(result.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(result.account.homeAccountID)-login.windows.net"
         // The shared flag item, written by the flight.
         let flag = try #require(try suite.item(account: "useSingleFRT", service: "useSingleFRT"))
         #expect(suite.json(flag) == ["use_single_frt": .bool(true)])

@@ -111,19 +111,19 @@ struct CacheSnapshot: Sendable {
         }
     }
 
-    /// The account `identifier` names (home account ID or username) in `environment`,
+    /// The account `identifier` names (home account ID or username) in one of `environments`,
     /// preferring the record of the user's home tenant.
-    func account(named identifier: String, environment: String) -> CachedAccount? {
-        let matches = accounts.map(\.value).filter { CacheKey.normalized($0.environment) == environment && $0.isNamed(identifier) }
+    func account(named identifier: String, in environments: EnvironmentAliases) -> CachedAccount? {
+        let matches = accounts.map(\.value).filter { environments.contains($0.environment) && $0.isNamed(identifier) }
         return matches.first(where: \.isHomeTenantRecord) ?? matches.first
     }
 
     /// The home account ID `identifier` stands for: a listed account's, or the identifier itself
     /// when credentials of that home account remain without an account record.
-    func homeAccountID(named identifier: String, environment: String) -> String? {
-        if let account = account(named: identifier, environment: environment) { return account.homeAccountID }
+    func homeAccountID(named identifier: String, in environments: EnvironmentAliases) -> String? {
+        if let account = account(named: identifier, in: environments) { return account.homeAccountID }
         let wanted = CacheKey.normalized(identifier)
-        return credentials.first { CacheKey.normalized($0.value.homeAccountID) == wanted && CacheKey.normalized($0.value.environment) == environment }?
+        return credentials.first { CacheKey.normalized($0.value.homeAccountID) == wanted && environments.contains($0.value.environment) }?
             .value.homeAccountID
     }
 }

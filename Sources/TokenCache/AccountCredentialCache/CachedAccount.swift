@@ -91,6 +91,11 @@ extension CachedAccount {
         return CacheKey.normalized(homeAccountID) == wanted || CacheKey.normalized(username) == wanted
     }
 
+    /// The home tenant the home account ID names (`<uid>.<utid>`), or nil.
+    var homeTenantID: String? {
+        homeAccountID.split(separator: ".", maxSplits: 1).dropFirst().first.map { CacheKey.normalized(String($0)) }
+    }
+
     /// Whether this record is the one of the user's home tenant (`realm` is the `<tid>` of
     /// `<oid>.<tid>`), rather than a guest profile.
     var isHomeTenantRecord: Bool { Self.isHomeTenant(tenantID, of: homeAccountID) }

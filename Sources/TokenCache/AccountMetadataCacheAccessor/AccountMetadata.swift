@@ -107,6 +107,33 @@ struct AccountMetadataItem: Sendable, Hashable {
         keysNormalized = keysNormalized && CacheKey.normalized(key) == key
     }
 
+    /// The key of the authority map MSAL writes and reads (`MSIDAccountMetadata URLMapKey`):
+    /// `URLMap-` for requests that are not instance aware, the only kind the emulator makes.
+    static let urlMapKey = "URLMap-"
+
+    /// `cachedURL:instanceAware:`: the authority a request authority was answered for, unless
+    /// the account is signed out.
+    func cachedAuthorityURL(forRequest requestURL: String, homeAccountID: String) -> String? {
+        guard let entry = entry(for: homeAccountID), entry.state != .signedOut,
+              case .object(let map)? = entry.authorityMap[Self.urlMapKey], case .string(let cached)? = map[requestURL]
+        else { return nil }
+        return cached
+    }
+
+    /// `setCachedURL:forRequestURL:instanceAware:`: maps the request authority to the result's
+    /// under `URLMap-` and sets the account `signed_in`.
+    mutating func setCachedAuthorityURL(_ cachedURL: String, forRequest requestURL: String, homeAccountID: String) {
+        let key = key(of: homeAccountID) ?? homeAccountID
+        var entry = entries[key] ?? Entry(clientID: clientID, homeAccountID: homeAccountID, authorityMap: [:], state: .signedIn)
+        var map: JSONObject = [:]
+        if case .object(let existing)? = entry.authorityMap[Self.urlMapKey] { map = existing }
+        map[requestURL] = .string(cachedURL)
+        entry.authorityMap[Self.urlMapKey] = .object(map)
+        entry.state = .signedIn
+        entries[key] = entry
+        keysNormalized = keysNormalized && CacheKey.normalized(key) == key
+    }
+
     /// The stored JSON: what `CacheJSON.data(fields)` writes (compact, keys sorted), put
     /// together from each entry's JSON as last encoded (``AccountMetadataJSON``). Remembered
     /// with its value, so reading it back in this process does not parse it again.

@@ -34,8 +34,11 @@ struct AccountMetadataCacheAccessor: Sendable {
     /// group anyway (`legacy`: removals), records of the emulator's earlier layout in it are
     /// folded in first and deleted once the item is written: every record of the client when
     /// the item is created, else this account's. Nothing else reads them (see
-    /// ``TokenCache/convertEarlierLayout()``).
-    func updateSignInState(of homeAccountID: String, to state: SignInState, legacy: CacheSnapshot? = nil) throws(TokenCacheError) {
+    /// ``TokenCache/convertEarlierLayout()``). Returns the item as it now is.
+    @discardableResult
+    func updateSignInState(of homeAccountID: String, to state: SignInState, legacy: CacheSnapshot? = nil) throws(TokenCacheError)
+        -> AccountMetadataItem
+    {
         let stored = try readAccountMetadata()
         var metadata = stored?.value ?? AccountMetadataItem(clientID: clientID)
         let old = stored == nil
@@ -47,6 +50,29 @@ struct AccountMetadataCacheAccessor: Sendable {
             try keychainCache.saveData(metadata.encoded(), at: AccountMetadataItem.layout(clientID: clientID))
         }
         for record in old { _ = try keychainCache.deleteItem(record.item) }
+        return metadata
+    }
+
+    /// `getAuthorityURL:homeAccountId:clientId:instanceAware:` (one read of the client's item,
+    /// as a process without the item in its memory cache makes it): the authority an earlier
+    /// response to `requestAuthority` came from, or nil.
+    func authorityURL(forRequest requestAuthority: String, homeAccountID: String) throws(TokenCacheError) -> String? {
+        try readAccountMetadata()?.value.cachedAuthorityURL(forRequest: requestAuthority, homeAccountID: homeAccountID)
+    }
+
+    /// `updateAuthorityURL:forRequestURL:homeAccountId:clientId:instanceAware:`: nothing when the
+    /// two authorities are the same or the entry already maps them (and is `signed_in`);
+    /// otherwise the map entry is set and the item written again. `current` is the item as the
+    /// sign-in state update just left it (the SDK's memory cache), so no read is made.
+    func updateAuthorityURL(
+        _ resultAuthority: String, forRequest requestAuthority: String, homeAccountID: String, current: AccountMetadataItem
+    ) throws(TokenCacheError) {
+        guard resultAuthority != requestAuthority else { return }
+        if current.cachedAuthorityURL(forRequest: requestAuthority, homeAccountID: homeAccountID) == resultAuthority,
+           current.entry(for: homeAccountID)?.state == .signedIn { return }
+        var metadata = current
+        metadata.setCachedAuthorityURL(resultAuthority, forRequest: requestAuthority, homeAccountID: homeAccountID)
+        try keychainCache.saveData(metadata.encoded(), at: AccountMetadataItem.layout(clientID: clientID))
     }
 
     /// Folds every record of the client in `snapshot` (a whole-group read) into the client's

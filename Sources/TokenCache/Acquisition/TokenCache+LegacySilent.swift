@@ -81,7 +81,7 @@ extension TokenCache {
     /// MSAL's format keeps, else from the legacy items' ID tokens, else a UPN on its own.
     func legacyUser(named identifier: String) throws(TokenCacheError) -> CachedAccount {
         let accounts = try credentialCache.entries(ofTypes: Array(ItemType.accounts))
-        if let account = accounts.account(named: identifier, environment: environment) { return account }
+        if let account = accounts.account(named: identifier, in: configuration.environmentAliases) { return account }
         if let account = try legacyAccessor.items(userID: identifier.contains("@") ? identifier : nil).compactMap(\.value.account)
             .first(where: { $0.isNamed(identifier) }) {
             return account

@@ -6,9 +6,14 @@ extension TokenCache {
     /// token (and the family refresh token when the app is in a family), an ID token, the
     /// account and the app metadata, and writes them as the SDK does.
     ///
+    /// The request authority is `https://<authority host>/<tenant>`; when the response's tenant
+    /// differs from it (`/common`, a domain name), the save maps one to the other in the account
+    /// metadata, as MSAL does.
+    ///
     /// - Parameters:
     ///   - username: the user's sign-in name (`alice@contoso.com`).
-    ///   - tenant: a tenant GUID or name; `common` and `organizations` authenticate in the
+    ///   - tenant: the authority's tenant: `common`, `organizations`, `consumers`, a tenant GUID
+    ///     or a domain name; `common` and `organizations` authenticate in the
     ///     user's home tenant (``EmulatedIssuer/homeTenantID(forUsername:)``), any other tenant
     ///     makes a guest profile under the same home account ID.
     ///   - scopes: what the access token is for.
@@ -16,9 +21,12 @@ extension TokenCache {
     public func signIn(username: String, tenant: String = "common", scopes: [String] = TokenCache.defaultScopes) throws(TokenCacheError) -> AuthenticationResult {
         guard !username.trimmingWhitespace.isEmpty else { throw .invalidArgument("the username is empty") }
         let scopes = try Self.normalized(scopes)
+        let requestAuthority: Authority
+        do { requestAuthority = try Authority(host: configuration.authorityHost, tenant: tenant) } catch { throw .invalidArgument(error.message) }
         let user = issuer.user(username: username, tenant: tenant)
-        let response = issuer.issue(
+        var response = issuer.issue(
             to: user, clientID: clientID, familyID: serverFamilyID, environment: environment, scopes: scopes, at: now())
+        response.requestAuthority = requestAuthority
         let failures = switch configuration.sdk {
         case .msal: defaultAccessor.saveTokens(response)
         case .adal: legacySaveFailures { () throws(TokenCacheError) in

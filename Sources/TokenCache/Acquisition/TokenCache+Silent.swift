@@ -35,13 +35,16 @@ extension TokenCache {
         let scopes = try Self.normalized(scopes)
         if configuration.sdk == .adal { return try acquireTokenSilentLegacy(account: identifier, scopes: scopes, forceRefresh: forceRefresh) }
         let named = try defaultAccessor.account(named: identifier)
-        let account = tenant.map { issuer.profile(of: named, inTenant: $0) } ?? named
+        // The realm the request asks in: the tenant given, else the configured authority's
+        // (through the account metadata's authority map); the account's profile there.
+        let account = issuer.profile(of: named, inTenant: try tenant ?? issuerTenant(for: named))
+        let realm = account.tenantID
         // accountStateForParameters: the client's account metadata, before any token.
         if try accountMetadata.signInState(of: account.homeAccountID) == .signedOut {
             throw .interactionRequired(reason: "Account is signed out, user interaction is required. (\(DisplayText(account.username)), client \(clientID))", lastWipe: nil)
         }
         let date = now()
-        if !forceRefresh, let cached = try defaultAccessor.cachedResult(for: account, scopes: scopes, at: date) { return cached }
+        if !forceRefresh, let cached = try defaultAccessor.cachedResult(for: account, realm: realm, scopes: scopes, at: date) { return cached }
         // shouldCheckForFRTFirst: the family's first only in single-FRT mode.
         guard let (token, isFamily) = try defaultAccessor.refreshTokenToRedeem(for: account, familyFirst: try credentialCache.checkFRTEnabled()) else {
             throw .interactionRequired(
@@ -65,14 +68,33 @@ extension TokenCache {
                 }
                 continue
             }
-            let response = issuer.issue(
+            var response = issuer.issue(
                 to: issuer.user(for: account), clientID: clientID, familyID: serverFamilyID,
                 environment: environment, scopes: scopes, at: date)
+            response.requestAuthority = try? configuration.authority
             let failures = defaultAccessor.saveTokens(response)
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken, cacheSaveFailures: failures)
         }
         throw .interactionRequired(
             reason: "the refresh tokens for \(DisplayText(account.username)) were refused: \(refusals.joined(separator: "; "))", lastWipe: try? keychainCache.wipeInfo())
+    }
+}
+
+extension TokenCache {
+    /// The tenant a silent request for `account` asks in (MSAL `MSALAADOauth2Provider`
+    /// `issuerAuthorityWithAccount`): the account metadata's authority map entry for the
+    /// configured authority (`getAuthorityURL`, one read of the client's item) when there is one;
+    /// else, for `common`, `organizations` and `consumers`, the account's home tenant; else the
+    /// configured tenant.
+    func issuerTenant(for account: CachedAccount) throws(TokenCacheError) -> String {
+        let requestAuthority: Authority
+        do { requestAuthority = try configuration.authority } catch { throw .invalidArgument(error.message) }
+        if let cached = try accountMetadata.authorityURL(forRequest: requestAuthority.url, homeAccountID: account.homeAccountID),
+           let tenant = (try? Authority(parsing: cached, validated: false))?.tenant {
+            return tenant
+        }
+        guard requestAuthority.tenantType == .identifier else { return account.homeTenantID ?? account.tenantID }
+        return requestAuthority.tenant
     }
 }
 

@@ -61,7 +61,7 @@ extension DefaultTokenCacheAccessor {
     /// ``TokenCache/knows(account:)``.
     func knows(account identifier: String) throws(TokenCacheError) -> Bool {
         let snapshot = try credentialCache.entries(ofTypes: Array(ItemType.accounts))
-        return snapshot.account(named: identifier, environment: environment) != nil
+        return snapshot.account(named: identifier, in: environmentAliases) != nil
     }
 
     /// ``TokenCache/accountStates()``.

@@ -4,12 +4,13 @@ import SharedKeychain
 /// The default accessor's lookups, one keychain query each as IdentityCore builds it
 /// (`MSIDDefaultCredentialCacheQuery.m`, `MSIDDefaultAccountCacheQuery`,
 /// `MSIDAppMetadataCacheQuery`; `MSIDKeychainTokenCache.m` `itemsWithKey`), the results filtered
-/// in memory as `MSIDAccountCredentialCache getCredentialsWithQuery` filters them. A query the
-/// SDK builds with environment aliases has no account attribute; one with a subset target has
-/// no service.
+/// in memory as `MSIDAccountCredentialCache getCredentialsWithQuery` filters them: every lookup
+/// here is one the SDK makes with `environmentAliases` (`defaultCacheEnvironmentAliases`), so an
+/// item of any alias of the cloud matches. A query the SDK builds with environment aliases has
+/// no account attribute; one with a subset target has no service.
 extension DefaultTokenCacheAccessor {
     /// `getAccessTokenForAccount`: `{generic accesstoken-<cid>-<realm>, type 2001}`, this
-    /// account's tokens in this environment.
+    /// account's tokens in any alias of the cloud.
     func accessTokens(homeAccountID: String, realm: String) throws(TokenCacheError) -> [CacheSnapshot.Entry<Credential>] {
         let layout = ItemLayout.credential(
             .accessToken, homeAccountID: homeAccountID, environment: environment, clientOrFamilyID: clientID, realm: realm, target: nil)
@@ -30,19 +31,19 @@ extension DefaultTokenCacheAccessor {
         let found = try keychainCache.items(matching: KeychainQuery(group: accessGroup, service: CacheKey.normalized(realm), type: AuthorityType.msSTS.itemType))
         let home = CacheKey.normalized(homeAccountID)
         return keychainCache.decoded(found).accounts.map(\.value).first {
-            CacheKey.normalized($0.homeAccountID) == home && CacheKey.normalized($0.environment) == environment
+            CacheKey.normalized($0.homeAccountID) == home && environmentAliases.contains($0.environment)
         }
     }
 
     /// `homeAccountIdForLegacyId` (an account query with a username): `{generic <upn>, type 1003}`,
-    /// the records of this environment.
+    /// the records of the cloud's aliases.
     func accountRecords(username: String) throws(TokenCacheError) -> [CachedAccount] {
         let query = KeychainQuery(group: accessGroup, generic: Data(CacheKey.normalized(username).utf8), type: AuthorityType.msSTS.itemType)
-        return try credentialCache.entries(matching: query).accounts.map(\.value).filter { CacheKey.normalized($0.environment) == environment }
+        return try credentialCache.entries(matching: query).accounts.map(\.value).filter { environmentAliases.contains($0.environment) }
     }
 
     /// `getAppMetadataEntries` / `MSALAccountsProvider appMetadataItem`:
-    /// `{service appmetadata-<cid>, type 3001}`, the first entry of this environment (silent
+    /// `{service appmetadata-<cid>, type 3001}`, the first entry of the cloud's aliases (silent
     /// acquisition filters by the authority's aliases) or of any (the account list has no
     /// authority).
     func appMetadataItem(anyEnvironment: Bool) throws(TokenCacheError) -> AppMetadata? {
@@ -50,7 +51,7 @@ extension DefaultTokenCacheAccessor {
         let found = try credentialCache.entries(matching: KeychainQuery(group: accessGroup, service: layout.service, type: layout.type))
         let client = CacheKey.normalized(clientID)
         return found.appMetadata.map(\.value).first {
-            CacheKey.normalized($0.clientID) == client && (anyEnvironment || CacheKey.normalized($0.environment) == environment)
+            CacheKey.normalized($0.clientID) == client && (anyEnvironment || environmentAliases.contains($0.environment))
         }
     }
 
@@ -102,7 +103,7 @@ extension DefaultTokenCacheAccessor {
             return try credentialCache.credentials(matching: query).first { entry in
                 let token = entry.value
                 guard token.type == type, CacheKey.normalized(token.homeAccountID) == home,
-                      CacheKey.normalized(token.environment) == self.environment
+                      self.environmentAliases.contains(token.environment)
                 else { return false }
                 if let familyID { return token.family.map(CacheKey.normalized) == CacheKey.normalized(familyID) }
                 return CacheKey.normalized(token.clientID) == CacheKey.normalized(self.clientID)
@@ -118,10 +119,10 @@ extension DefaultTokenCacheAccessor {
         return nil
     }
 
-    /// Whether `token` is this client's of `type` for the account in this environment.
+    /// Whether `token` is this client's of `type` for the account in an alias of the cloud.
     private func isOwn(_ token: Credential, homeAccountID: String, type: CredentialType) -> Bool {
         token.type == type && CacheKey.normalized(token.homeAccountID) == CacheKey.normalized(homeAccountID)
-            && CacheKey.normalized(token.environment) == environment && CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID)
+            && environmentAliases.contains(token.environment) && CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID)
     }
 
     /// The account an identifier names, as the MSALAccount an app passes in: found by username
@@ -153,9 +154,9 @@ extension DefaultTokenCacheAccessor {
     /// record (`resultWithAccessToken`); without either, nil ("Try to recover"). Expired past
     /// its extended lifetime, it is deleted (`removeAccessToken`). Valid but past its
     /// `refresh_on` (`refreshNeeded`), it is kept and nil returned: a proactive refresh follows.
-    func cachedResult(for account: CachedAccount, scopes: [String], at date: Date) throws(TokenCacheError) -> AuthenticationResult? {
+    /// `realm` is the tenant the request asks in (``TokenCache/issuerTenant(for:)``).
+    func cachedResult(for account: CachedAccount, realm: String, scopes: [String], at date: Date) throws(TokenCacheError) -> AuthenticationResult? {
         let wanted = Set(scopes.map { $0.lowercased() })
-        let realm = account.tenantID
         guard let found = try accessTokens(homeAccountID: account.homeAccountID, realm: realm).first(where: { wanted.isSubset(of: $0.value.scopes) })
         else { return nil }
         let token = found.value

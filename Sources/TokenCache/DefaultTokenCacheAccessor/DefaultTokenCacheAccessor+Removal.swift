@@ -42,7 +42,7 @@ extension DefaultTokenCacheAccessor {
     private func credentialsRemoved(for identifier: String, in snapshot: CacheSnapshot, anyClient: Bool = false) throws(TokenCacheError)
         -> (homeAccountID: String, targets: [(item: KeychainItem, value: Credential)])
     {
-        guard let homeAccountID = snapshot.homeAccountID(named: identifier, environment: environment) else {
+        guard let homeAccountID = snapshot.homeAccountID(named: identifier, in: environmentAliases) else {
             throw .accountNotFound(identifier)
         }
         let home = CacheKey.normalized(homeAccountID)

@@ -16,12 +16,14 @@ struct DefaultTokenCacheAccessor: Sendable {
     let otherAccessor: LegacyTokenCacheAccessor
     /// The app's client ID.
     let clientID: String
-    /// The cache's environment (the authority host).
+    /// The cache's environment, which items are written under (the cloud's `preferred_cache`).
     let environment: String
     /// The SDK the app is built with.
     let sdk: TokenCacheSDK
     /// The family the emulated server puts the app in, or nil.
     let familyID: String?
+    /// The environments the SDK's alias lookups match (`defaultCacheEnvironmentAliases`).
+    let environmentAliases: EnvironmentAliases
 
     /// The keychain calls beneath the credential cache: whole-group reads, deletes, the wipe
     /// record and the deletion journal.
@@ -31,7 +33,9 @@ struct DefaultTokenCacheAccessor: Sendable {
     /// Writes a token response in IdentityCore's order (`MSIDTokenResponseValidator`
     /// `validateAndSaveTokenResponse`, `MSIDDefaultTokenCacheAccessor`
     /// `saveTokensWithConfiguration`): this client's account metadata set `signed_in` (written
-    /// only when that changes it); access tokens of the account, client and realm whose scopes
+    /// only when that changes it), then, when the request authority (`/common`, a domain)
+    /// differs from the result's (`/<tid>`), its authority map entry (`updateAuthorityURL`: the
+    /// item written a second time, unless it already maps them); access tokens of the account, client and realm whose scopes
     /// intersect the new one's deleted; then the access token, the ID token, the family refresh
     /// token (when the response names a family), the client's own refresh token WITHOUT
     /// `family_id` ("Save a separate entry for MRRT"), the app metadata and the account, each
@@ -50,8 +54,13 @@ struct DefaultTokenCacheAccessor: Sendable {
     /// - Returns: the failed steps, in order; empty when everything was saved.
     @discardableResult
     func saveTokens(_ response: TokenResponse) -> [CacheSaveFailure] {
+        // updateAccountMetadataForHomeAccountId: the sign-in state, then the authority map.
         let metadataFailure = CacheSaveRecorder.run(.accountMetadata) { () throws(TokenCacheError) in
-            try accountMetadata.updateSignInState(of: response.account.homeAccountID, to: .signedIn)
+            let homeAccountID = response.account.homeAccountID
+            let metadata = try accountMetadata.updateSignInState(of: homeAccountID, to: .signedIn)
+            if let request = response.requestAuthority, let result = response.resultAuthority {
+                try accountMetadata.updateAuthorityURL(result, forRequest: request.url, homeAccountID: homeAccountID, current: metadata)
+            }
         }
         let tokensFailure = CacheSaveRecorder.run(.tokens) { () throws(TokenCacheError) in try saveTokensWithConfiguration(response) }
         return [metadataFailure, tokensFailure].compactMap { $0 }
@@ -68,6 +77,7 @@ struct DefaultTokenCacheAccessor: Sendable {
             group: accessGroup, account: accessTokenLayout.account, generic: accessTokenLayout.generic, type: accessTokenLayout.type))
         for entry in intersecting.credentials where entry.value.type == .accessToken {
             let token = entry.value
+            // Exact, not by alias: the SDK's query names the token's storage environment.
             guard CacheKey.normalized(token.homeAccountID) == home, CacheKey.normalized(token.environment) == environment,
                 CacheKey.normalized(token.clientID) == CacheKey.normalized(clientID),
                 CacheKey.normalized(token.realm ?? "") == CacheKey.normalized(accessToken.realm ?? ""),

@@ -147,7 +147,10 @@ public struct EmulatedIssuer: Sendable, Hashable {
             user: user, clientID: clientID, environment: environment, familyID: familyID, scopes: scopes,
             accessToken: "emulated-access-token." + Base64URL.random(bytes: 32),
             refreshToken: "emulated-refresh-token." + Base64URL.random(bytes: 48),
-            idToken: idToken(for: user, clientID: clientID, environment: environment, issuedAt: now, expiresOn: expiresOn),
+            // The issuer names the host requests go to (`preferred_network`), not the cache's.
+            idToken: idToken(
+                for: user, clientID: clientID, environment: InstanceDiscovery.cloudOrOwn(for: environment).preferredNetwork,
+                issuedAt: now, expiresOn: expiresOn),
             issuedAt: now, expiresOn: expiresOn, extendedExpiresOn: expiresOn.addingTimeInterval(accessTokenLifetime),
             refreshOn: refreshIn.map { now.addingTimeInterval($0) })
     }
@@ -270,8 +273,15 @@ struct TokenResponse: Sendable {
     /// When MSAL is to refresh the access token proactively: issue time + `refresh_in`, when
     /// the server sent one.
     var refreshOn: Date?
+    /// The authority the request named (`providedAuthority`), when the save should record what
+    /// it resolved to in the account metadata's authority map; nil for none.
+    var requestAuthority: Authority? = nil
 
     var account: CachedAccount { user.account(environment: environment) }
+
+    /// The authority the response came from (`MSIDAADV2Oauth2Factory
+    /// resultAuthorityWithConfiguration`: the request's host with the ID token's realm).
+    var resultAuthority: String? { requestAuthority?.withTenant(user.tenantID) }
 
     /// Only the access token carries `cached_at` (`MSIDOauth2Factory.m` `fillAccessToken`; the
     /// refresh and ID token payloads of `MSIDCacheSchemaValidationTests.m` have none).

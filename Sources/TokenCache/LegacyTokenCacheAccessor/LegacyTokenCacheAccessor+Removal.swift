@@ -42,7 +42,7 @@ extension LegacyTokenCacheAccessor {
     /// The UPN legacy items of `identifier` are kept under: the listed account's username (MSAL
     /// finds them through `displayableId`), or the identifier when it is one; nil otherwise.
     func userID(_ identifier: String, in snapshot: CacheSnapshot) -> String? {
-        if let account = snapshot.account(named: identifier, environment: environment), !account.username.isEmpty { return account.username }
+        if let account = snapshot.account(named: identifier, in: EnvironmentAliases([environment])), !account.username.isEmpty { return account.username }
         return identifier.contains("@") ? identifier : nil
     }
 }
