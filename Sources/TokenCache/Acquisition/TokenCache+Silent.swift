@@ -37,7 +37,8 @@ extension TokenCache {
         let named = try defaultAccessor.account(named: identifier)
         // The realm the request asks in: the tenant given, else the configured authority's
         // (through the account metadata's authority map); the account's profile there.
-        let account = issuer.profile(of: named, inTenant: try tenant ?? issuerTenant(for: named))
+        let requestTenant = if let tenant { tenant } else { try issuerTenant(for: named) }
+        let account = issuer.profile(of: named, inTenant: requestTenant)
         let realm = account.tenantID
         // accountStateForParameters: the client's account metadata, before any token.
         if try accountMetadata.signInState(of: account.homeAccountID) == .signedOut {
