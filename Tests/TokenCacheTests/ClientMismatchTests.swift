@@ -20,11 +20,11 @@ struct ClientMismatchTests {
     func testAcquireTokenSilent_whenFamilyRefreshTokenInCache_andNoAppRefresh_ClientMismatch_shouldSkip(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.mail.signIn(username: "alice@contoso.com")
-        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(signedIn.account.homeAccountID)-login.windows.net"
         let familyToken = try suite.item(account: user, service: "refreshtoken-1--")
         let notes = try suite.app(
             "com.contoso.notes", client: Self.notesClient, family: "1", issuer: EmulatedIssuer(clientsOutsideFamily: [Self.notesClient.uppercased()]))
-        let metadata = { suite.json(try suite.item(account: "login.microsoftonline.com", service: "appmetadata-\(Self.notesClient)")) }
+        let metadata = { suite.json(try suite.item(account: "login.windows.net", service: "appmetadata-\(Self.notesClient)")) }
         #expect(try metadata().isEmpty)
 
         let first = #expect(throws: TokenCacheError.self) {
@@ -36,7 +36,7 @@ struct ClientMismatchTests {
         }
         #expect(reason.contains("invalid_grant (client_mismatch)"))
         #expect(try metadata() == [
-            "client_id": .string(Self.notesClient), "environment": .string("login.microsoftonline.com"), "family_id": .string(""),
+            "client_id": .string(Self.notesClient), "environment": .string("login.windows.net"), "family_id": .string(""),
         ])
         // The refused family token stays: it is the family's, not this app's.
         #expect(try suite.item(account: user, service: "refreshtoken-1--") == familyToken)
@@ -57,11 +57,11 @@ struct ClientMismatchTests {
     func clientOutsideTheFamilyIsSentNoFamilyAtSignIn(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.mail.signIn(username: "alice@contoso.com")
-        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(signedIn.account.homeAccountID)-login.windows.net"
         let familyToken = try suite.item(account: user, service: "refreshtoken-1--")
         let notes = try suite.app("com.contoso.notes", client: Self.notesClient, family: "1", issuer: EmulatedIssuer(clientsOutsideFamily: [Self.notesClient]))
         try notes.signIn(username: "alice@contoso.com")
-        let metadata = suite.json(try suite.item(account: "login.microsoftonline.com", service: "appmetadata-\(Self.notesClient)"))
+        let metadata = suite.json(try suite.item(account: "login.windows.net", service: "appmetadata-\(Self.notesClient)"))
         #expect(metadata["family_id"] == .string(""))
         #expect(try suite.item(account: user, service: "refreshtoken-1--") == familyToken)
         #expect(suite.json(try suite.item(account: user, service: "refreshtoken-\(Self.notesClient)--"))["family_id"] == nil)
@@ -76,7 +76,7 @@ struct ClientMismatchTests {
         #expect(throws: TokenCacheError.self) {
             try suite.legacy.acquireTokenSilent(account: "alice@contoso.com", scopes: ["user.read"])
         }
-        let metadata = suite.json(try suite.item(account: "login.microsoftonline.com", service: "appmetadata-\(Suite.legacyClient)"))
+        let metadata = suite.json(try suite.item(account: "login.windows.net", service: "appmetadata-\(Suite.legacyClient)"))
         #expect(metadata["family_id"] == .string(""))
     }
 }

@@ -69,7 +69,7 @@ struct GuestAccountTests {
         let guest = try suite.mail.signIn(username: Self.alice, tenant: "fabrikam.com")
         #expect(guest.account.homeAccountID == home.account.homeAccountID)
         #expect(guest.tenantID == Self.fabrikam)
-        let user = "\(home.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(home.account.homeAccountID)-login.windows.net"
         let items = try suite.items().filter { $0.account == user }
         #expect(items.filter { $0.type == 1003 }.compactMap(\.service).sorted() == [Self.contoso, Self.fabrikam].sorted())
         #expect(items.filter { $0.type == 2003 }.count == 2)
@@ -107,7 +107,7 @@ struct GuestAccountTests {
             #expect(first.tenantProfiles.map(\.localAccountID) == [Self.contoso, Self.fabrikam, Self.northwind].map {
                 EmulatedIssuer.objectID(username: Self.alice, tenantID: $0)
             })
-            #expect(first.tenantProfiles.allSatisfy { $0.environment == "login.microsoftonline.com" })
+            #expect(first.tenantProfiles.allSatisfy { $0.environment == "login.windows.net" })
             let second = try #require(accounts.last)
             #expect(second.homeAccountID == Self.homeAccountID("bob@fabrikam.com", tenantID: Self.fabrikam))
             #expect(second.tenantProfiles.map(\.tenantID) == [Self.fabrikam, Self.contoso])
@@ -168,7 +168,7 @@ struct GuestAccountTests {
         let home = try suite.mail.signIn(username: Self.alice)
         try suite.mail.signIn(username: Self.alice, tenant: "fabrikam.com")
         let bob = try suite.mail.signIn(username: "bob@fabrikam.com")
-        let user = "\(home.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(home.account.homeAccountID)-login.windows.net"
 
         // Two access tokens, two ID tokens, the client's refresh token and the family's.
         #expect(try suite.mail.remove(account: Self.alice) == 6)

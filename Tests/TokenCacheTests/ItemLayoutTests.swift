@@ -50,7 +50,7 @@ struct ItemLayoutTests {
         // and the domain authority it asked was answered by the tenant (updateAuthorityURL).
         let metadata = suite.json(try suite.item(account: "authority_map", service: client))
         let authorityMap: JSONValue = .object([
-            "URLMap-": .object(["https://login.microsoftonline.com/contoso.onmicrosoft.com": .string("https://login.microsoftonline.com/\(tid)")]),
+            "URLMap-": .object(["https://login.microsoftonline.com/contoso.com": .string("https://login.microsoftonline.com/\(tid)")]),
         ])
         #expect(metadata == [
             "client_id": .string(client),

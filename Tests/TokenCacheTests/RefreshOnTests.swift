@@ -86,7 +86,7 @@ struct RefreshOnTests {
     func testAcquireTokenSilent_whenAccessTokenInCache_andForceRefreshYES_andNoRefreshTokenFound_shouldReturnError(_ backend: Backend) throws {
         let suite = try Suite(backend)
         let signedIn = try suite.legacy.signIn(username: "bob@contoso.com")
-        let user = "\(signedIn.account.homeAccountID)-login.microsoftonline.com"
+        let user = "\(signedIn.account.homeAccountID)-login.windows.net"
         try suite.legacy.keychain.delete(KeychainQuery(group: suite.group, account: user, type: 2002))
         let error = #expect(throws: TokenCacheError.self) {
             try suite.legacy.acquireToken(TokenRequest(account: "bob@contoso.com", prompt: .never, forceRefresh: true))

@@ -72,7 +72,8 @@ extension TokenCache {
             var response = issuer.issue(
                 to: issuer.user(for: account), clientID: clientID, familyID: serverFamilyID,
                 environment: environment, scopes: scopes, at: date)
-            response.requestAuthority = try? configuration.authority
+            // The authority the request named: the tenant given, else the configured one.
+            response.requestAuthority = try? tenant.map { try Authority(host: configuration.authorityHost, tenant: $0) } ?? configuration.authority
             let failures = defaultAccessor.saveTokens(response)
             return result(of: response, source: isFamily ? .familyRefreshToken : .refreshToken, cacheSaveFailures: failures)
         }

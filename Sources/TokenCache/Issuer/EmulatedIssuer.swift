@@ -73,7 +73,8 @@ public struct EmulatedIssuer: Sendable, Hashable {
     /// any other name or GUID is that tenant (``tenantID(for:)``).
     public static func realm(for tenant: String, homeTenantID: String) -> String {
         switch CacheKey.normalized(tenant) {
-        case "", "common", "organizations": homeTenantID
+        // The home tenant as named, whatever its form (a cache another SDK wrote may use any).
+        case "", "common", "organizations", CacheKey.normalized(homeTenantID): homeTenantID
         default: tenantID(for: tenant)
         }
     }
