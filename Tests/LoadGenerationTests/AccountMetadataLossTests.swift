@@ -167,7 +167,11 @@ struct AccountMetadataLossTests {
         #expect(report.consistency.accountMetadataEntriesLost == 1, "\(report.consistency)")
         #expect(report.consistency.accountsMislistedByLostMetadata == 0)
         #expect(report.consistency.lostSignIns == 0)
-        #expect(report.consistency.accountsListed == 2)
+        // The two sign-ins also share the client's app metadata item: when one app's add of it
+        // loses to the other's (-25299), MSAL's save ends there (a partial save, counted as
+        // MSAL's), and that user may be unlisted until a later response writes the rest.
+        #expect(report.consistency.accountsListed <= 2)
+        #expect(report.consistency.accountsListed >= 2 - report.partialSaves, "\(report.consistency)")
         #expect(report.passed)
     }
 }
