@@ -107,10 +107,15 @@ extension TokenCache {
     /// to be a username. The result's `source` says which happened. `forceRefresh` skips cached
     /// access tokens, as MSAL's `forceRefresh` does.
     ///
+    /// - Parameters:
+    ///   - identifier: a home account ID or a username; a sign-in needs a username.
+    ///   - scopes: the scopes the token must cover.
+    ///   - interactive: whether an interactive sign-in may follow a silent failure.
+    ///   - forceRefresh: skip cached access tokens.
+    ///   - tenant: as ``acquireTokenSilent(account:scopes:forceRefresh:tenant:)``'s; the
+    ///     sign-in goes to that tenant too.
     /// - Throws: ``TokenCacheError/interactionRequired(reason:lastWipe:)`` when no token is
     ///   usable and no sign-in is allowed (or possible with a home account ID).
-    /// - Parameter tenant: as ``acquireTokenSilent(account:scopes:forceRefresh:tenant:)``'s; the
-    ///   sign-in goes to that tenant too.
     public func acquireToken(
         account identifier: String, scopes: [String], interactive: Bool, forceRefresh: Bool = false, tenant: String? = nil
     ) throws(TokenCacheError) -> AuthenticationResult {

@@ -27,8 +27,10 @@ public struct Authority: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses an authority URL as `MSIDAuthorityFactory` and `MSIDAADAuthority` accept it.
     ///
-    /// - Parameter validated: refuse a host outside every cloud, as instance discovery does
-    ///   with MSAL's default `validateAuthority`; false gives such a host a cloud of its own.
+    /// - Parameters:
+    ///   - text: the authority URL, `https://<host>/<tenant>`.
+    ///   - validated: refuse a host outside every cloud, as instance discovery does with
+    ///     MSAL's default `validateAuthority`; false gives such a host a cloud of its own.
     /// - Throws: ``AuthorityError`` naming what is wrong.
     public init(parsing text: String, validated: Bool = true) throws(AuthorityError) {
         let trimmed = text.trimmingWhitespace

@@ -4,9 +4,10 @@ import SharedKeychain
 
 /// Signing in through the broker (Microsoft Authenticator), as REFERENCE 6 describes: the app
 /// sends `msauthv2://broker?...` with its client ID, redirect URI, scopes and the broker key
-/// of its MSAL sharing group (``BrokerKeyProvider``); the broker answers on the redirect URI
-/// with the token response encrypted under that key, its hash and a nonce; the app reads the
-/// group's key again, decrypts, checks the hash and caches the tokens in its group.
+/// of its MSAL sharing group (a `kSecClassKey` item, see ``TokenCache/brokerKey()``); the
+/// broker answers on the redirect URI with the token response encrypted under that key, its
+/// hash and a nonce; the app reads the group's key again, decrypts, checks the hash and caches
+/// the tokens in its group.
 public struct BrokerRequest: Sendable, Hashable {
     public var clientID: String
     public var redirectURI: String
