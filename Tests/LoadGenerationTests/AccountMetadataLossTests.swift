@@ -164,7 +164,13 @@ struct AccountMetadataLossTests {
         let report = try runner.runInThreads()
         #expect(!race.timedOut.withLock { $0 })
         #expect(report.unexpectedErrors == 0, "\(report.errorsByStatus)")
-        #expect(report.consistency.accountMetadataEntriesLost == 1, "\(report.consistency)")
+        // A partial save (below) can leave the user whose entry was lost without the tokens a
+        // lost entry is judged by; then the loss may not be counted.
+        if report.partialSaves == 0 {
+            #expect(report.consistency.accountMetadataEntriesLost == 1, "\(report.consistency)")
+        } else {
+            #expect(report.consistency.accountMetadataEntriesLost <= 1, "\(report.consistency)")
+        }
         #expect(report.consistency.accountsMislistedByLostMetadata == 0)
         #expect(report.consistency.lostSignIns == 0)
         // The two sign-ins also share the client's app metadata item: when one app's add of it
