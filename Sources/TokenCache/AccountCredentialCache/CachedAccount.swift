@@ -92,7 +92,10 @@ extension CachedAccount {
     }
 
     /// The home tenant the home account ID names (`<uid>.<utid>`), or nil.
-    var homeTenantID: String? {
+    var homeTenantID: String? { Self.homeTenantID(of: homeAccountID) }
+
+    /// The `<tid>` of the home account ID `<oid>.<tid>`, normalized, or nil.
+    static func homeTenantID(of homeAccountID: String) -> String? {
         homeAccountID.split(separator: ".", maxSplits: 1).dropFirst().first.map { CacheKey.normalized(String($0)) }
     }
 
@@ -103,7 +106,7 @@ extension CachedAccount {
     /// Whether `tenantID` is the `<tid>` of the home account ID `<oid>.<tid>`
     /// (`MSIDAccount isHomeTenantAccount`).
     static func isHomeTenant(_ tenantID: String, of homeAccountID: String) -> Bool {
-        homeAccountID.split(separator: ".", maxSplits: 1).dropFirst().first.map { CacheKey.normalized(String($0)) } == CacheKey.normalized(tenantID)
+        homeTenantID(of: homeAccountID) == CacheKey.normalized(tenantID)
     }
 
     /// This account with `other`'s tenant profiles added, those of a tenant it already has left
