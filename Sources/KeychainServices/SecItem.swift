@@ -2,16 +2,17 @@ import Foundation
 import Logging
 import SharedKeychain
 
-// Apple's four SecItem functions for generic and internet passwords, with Apple's semantics: the keychain
+// Apple's four SecItem functions for generic and internet passwords and keys, with Apple's semantics: the keychain
 // core (`Keychain`) decides, these functions read Apple's dictionaries and shape Apple's
 // results. Every call acts as the app of the current ``SecItemContext``.
 
 /// Adds an item. With `kSecReturnData`, `kSecReturnAttributes` or `kSecReturnPersistentRef`
 /// the item comes back through `result` as `SecItemCopyMatching` would return it.
 ///
-/// - Returns: `errSecSuccess`, `errSecDuplicateItem` when account, service and group are taken,
+/// - Returns: `errSecSuccess`, `errSecDuplicateItem` when the primary key is taken (account,
+///   service and group for a password; class, label, tag, type, sizes and group for a key),
 ///   `errSecMissingEntitlement` for a group the app may not use, `errSecParam` for a bad
-///   dictionary, `errSecUnimplemented` for classes other than generic passwords.
+///   dictionary, `errSecUnimplemented` for certificates and identities.
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     SecItemCall.run("SecItemAdd") { keychain throws(SecItemFailure) in
@@ -65,11 +66,14 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.run("SecItemUpdate") { keychain throws(SecItemFailure) in
         let request = try SecItemRequest(query, for: .search)
-        let update = try SecItemRequest(attributesToUpdate, for: .update)
+        let update = try SecItemRequest(attributesToUpdate, for: .update, queryClass: request.itemClass)
         if let itemClass = update.itemClass, itemClass != request.itemClass {
             throw .param("the attributes to update name another kSecClass than the query; an item keeps its class")
         }
         if let itemClass = request.itemClass { try update.checkAttributes(of: itemClass) }
+        guard update.key.isEmpty else {
+            throw .unimplemented("changing a key's class, label, tag, type or sizes is not implemented; delete the key and add it again")
+        }
         let change = update.change
         guard !change.isEmpty else { throw .param("the attributes to update are empty: name at least one attribute or kSecValueData") }
         do throws(KeychainError) {
@@ -154,10 +158,13 @@ enum SecItemResult {
     static func dictionary(_ item: KeychainItem, _ returns: SecItemRequest.Returns) -> [String: Any] {
         var values: [String: Any] = [:]
         if returns.contains(.attributes) {
-            values[kSecClass] = item.internet == nil ? kSecClassGenericPassword : kSecClassInternetPassword
+            values[kSecClass] = item.key != nil ? kSecClassKey : item.internet == nil ? kSecClassGenericPassword : kSecClassInternetPassword
             values[kSecAttrAccessGroup] = item.group
-            values[kSecAttrAccount] = value(of: item.accountValue)
-            if let internet = item.internet {
+            if let key = item.key {
+                // A key has no account, service or internet attributes.
+                keyAttributes(key, into: &values)
+            } else if let internet = item.internet {
+                values[kSecAttrAccount] = value(of: item.accountValue)
                 values[kSecAttrServer] = internet.server
                 values[kSecAttrSecurityDomain] = internet.securityDomain
                 values[kSecAttrProtocol] = internet.protocol
@@ -165,6 +172,7 @@ enum SecItemResult {
                 values[kSecAttrPort] = NSNumber(value: internet.port)
                 values[kSecAttrPath] = internet.path
             } else {
+                values[kSecAttrAccount] = value(of: item.accountValue)
                 values[kSecAttrService] = value(of: item.serviceValue)
             }
             if let flags = item.accessControl {

@@ -22,7 +22,7 @@ struct SecItemFailure: Error, Sendable {
 
 /// One SecItem dictionary, read and checked before anything is touched: an unknown key, a
 /// value of the wrong type, an attribute the class does not have or a class other than
-/// passwords fails here, as Apple's does, with errSecParam or errSecUnimplemented.
+/// passwords and keys fails here, as Apple's does, with errSecParam or errSecUnimplemented.
 struct SecItemRequest {
     /// What the dictionary is for: which keys it may hold.
     enum Purpose {
@@ -65,26 +65,36 @@ struct SecItemRequest {
     var synchronizableGiven = false
     var data: Data?
     var persistentRef: (key: PrimaryKey, complete: Bool)?
+    /// The key-item attributes given (`kSecClassKey`): class, label, tag, type and sizes.
+    var key = KeyFields()
     var returns: Returns = []
     var limit: MatchLimit = .one
 
-    /// Reads `dictionary` for `purpose`. A class the emulator does not store (keys,
-    /// certificates, identities) ends the call: errSecItemNotFound for a search, update or
-    /// delete, as on a device that holds none; errSecUnimplemented for an add.
-    init(_ dictionary: CFDictionary, for purpose: Purpose) throws(SecItemFailure) {
+    /// Reads `dictionary` for `purpose`. A class the emulator does not store (certificates,
+    /// identities) ends the call: errSecItemNotFound for a search, update or delete, as on a
+    /// device that holds none; errSecUnimplemented for an add. A search or delete by
+    /// `kSecValuePersistentRef` needs no `kSecClass`: the reference names the item's class.
+    /// `queryClass` is the class of the query whose attributes to update these are (the
+    /// meaning of `kSecAttrKeyType`, which is `kSecAttrType`, depends on it).
+    init(_ dictionary: CFDictionary, for purpose: Purpose, queryClass: ItemClass? = nil) throws(SecItemFailure) {
         let dictionary = try Self.entries(of: dictionary)
-        if purpose != .update {
-            guard let itemClass = dictionary[kSecClass] else {
-                throw .param("the dictionary has no kSecClass; generic passwords need kSecClass: kSecClassGenericPassword")
-            }
+        if let itemClass = dictionary[kSecClass] {
             self.itemClass = try Self.checkClass(itemClass, for: purpose)
-        } else if let itemClass = dictionary[kSecClass] {
-            self.itemClass = try Self.checkClass(itemClass, for: purpose)
+        } else if purpose == .search || purpose == .delete, let reference = dictionary[kSecValuePersistentRef] {
+            // Migration code reads each item back by the reference it listed, with no class.
+            self.itemClass = try PersistentReference.key(from: try Self.data(reference, key: "kSecValuePersistentRef")).key.itemClass
+        } else if purpose != .update {
+            throw .param("the dictionary has no kSecClass; generic passwords need kSecClass: kSecClassGenericPassword")
+        } else {
+            self.itemClass = queryClass
         }
         for (key, value) in dictionary {
             try read(key, value, for: purpose)
         }
         if let itemClass { try checkAttributes(of: itemClass) }
+        if itemClass == .key, returns.contains(.reference), purpose == .add || purpose == .search {
+            throw .unimplemented("kSecReturnRef asks for SecKey objects, which are not implemented here; ask kSecReturnData for the key's bytes")
+        }
         if purpose == .add, synchronizableGiven, synchronizable == nil {
             throw .param("kSecAttrSynchronizableAny is for searches; an item to add is synchronizable (true) or not (false)")
         }
@@ -105,6 +115,8 @@ struct SecItemRequest {
     /// internet attributes, internet passwords no service.
     func checkAttributes(of itemClass: ItemClass) throws(SecItemFailure) {
         switch itemClass {
+        case .key:
+            try checkKeyAttributes()
         case .genericPassword where !internet.isEmpty:
             throw .param("kSecAttrServer, kSecAttrProtocol, kSecAttrPort, kSecAttrPath, kSecAttrAuthenticationType and kSecAttrSecurityDomain are internet-password attributes; generic passwords do not have them")
         case .internetPassword where service != nil:
@@ -119,21 +131,26 @@ struct SecItemRequest {
         switch name {
         case kSecClassGenericPassword: return .genericPassword
         case kSecClassInternetPassword: return .internetPassword
-        case kSecClassKey, kSecClassCertificate, kSecClassIdentity:
-            let className = name == kSecClassKey ? "kSecClassKey" : name == kSecClassCertificate ? "kSecClassCertificate" : "kSecClassIdentity"
+        case kSecClassKey: return .key
+        case kSecClassCertificate, kSecClassIdentity:
+            let className = name == kSecClassCertificate ? "kSecClassCertificate" : "kSecClassIdentity"
             guard purpose == .add else {
-                // SecItem reaches passwords only: "wipe everything" loops over every class see nothing to
-                // do. Keys the token cache keeps (MSAL's broker key) are reachable through the Swift API.
+                // "Wipe everything" loops over every class see nothing to do.
                 throw SecItemFailure(
-                    status: errSecItemNotFound, message: "no \(className) items are reachable through SecItem here: it reaches passwords only")
+                    status: errSecItemNotFound, message: "no \(className) items are reachable through SecItem here: it reaches passwords and keys only")
             }
-            throw .unimplemented("adding \(className) items is not implemented: the emulator stores passwords only")
+            throw .unimplemented("adding \(className) items is not implemented: the emulator stores passwords and keys only")
         default:
             throw .param("kSecClass '\(name)' is not a keychain item class")
         }
     }
 
     private mutating func read(_ key: String, _ value: Any, for purpose: Purpose) throws(SecItemFailure) {
+        if purpose == .delete, [kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecReturnRef].contains(key) {
+            // SecItemDelete returns nothing; iOS ignores what a search query reused as its base asks for.
+            _ = try Self.bool(value, key: Self.name(of: key))
+            return
+        }
         switch key {
         case kSecClass: return
         case kSecAttrAccount: account = try Self.attribute(value, key: "kSecAttrAccount")
@@ -150,7 +167,12 @@ struct SecItemRequest {
             }
             group = try Self.string(value, key: "kSecAttrAccessGroup")
         case kSecAttrGeneric: generic = try Self.data(value, key: "kSecAttrGeneric")
+        case kSecAttrType where itemClass == .key: key.keyType = try Self.keyType(value)
         case kSecAttrType: type = try Self.fourCharCode(value, key: "kSecAttrType")
+        case kSecAttrKeyClass, kSecAttrApplicationLabel, kSecAttrApplicationTag, kSecAttrKeySizeInBits, kSecAttrEffectiveKeySize,
+            kSecAttrStartDate, kSecAttrEndDate, kSecAttrTokenID, kSecAttrIsPermanent, kSecAttrIsSensitive, kSecAttrIsExtractable,
+            kSecAttrCanEncrypt, kSecAttrCanDecrypt, kSecAttrCanDerive, kSecAttrCanSign, kSecAttrCanVerify, kSecAttrCanWrap, kSecAttrCanUnwrap:
+            try readKeyAttribute(key, value)
         case kSecAttrCreator: creator = try Self.fourCharCode(value, key: "kSecAttrCreator")
         case kSecAttrLabel: label = try Self.string(value, key: "kSecAttrLabel")
         case kSecAttrComment: comment = try Self.string(value, key: "kSecAttrComment")
@@ -206,12 +228,12 @@ struct SecItemRequest {
         case kSecUseNoAuthenticationUI:
             if try Self.bool(value, key: "kSecUseNoAuthenticationUI") { authenticationUI = .fail }
         case kSecAttrAccessControl:
-            guard purpose == .add || purpose == .update else {
-                throw .param("kSecAttrAccessControl is an attribute of an item to add or update, not of a search")
-            }
             guard let control = value as? SecAccessControl else {
                 throw .param("kSecAttrAccessControl must be a SecAccessControl made by SecAccessControlCreateWithFlags")
             }
+            // Code that reuses its add query as the base of its searches and deletes (Valet's
+            // Secure Enclave queries) passes it there too: iOS accepts it and finds by the rest.
+            guard purpose == .add || purpose == .update else { return }
             // The protection class becomes the item's accessibility, so the device's lock applies;
             // the flags stay with the item, and those that ask the user are asked for on use.
             accessibility = control.protection
@@ -230,13 +252,14 @@ struct SecItemRequest {
     var query: KeychainQuery {
         var filters = ItemQuery.Filters(
             label: label, comment: comment, itemDescription: itemDescription, creator: creator, accessibility: accessibility,
-            synchronizable: synchronizable, itemClass: itemClass, internet: internet)
+            synchronizable: synchronizable, itemClass: itemClass, internet: internet, key: key)
         guard let (key, complete) = persistentRef else {
             return KeychainQuery(group: group, account: account?.key, service: service?.key, generic: generic, type: type, filters: filters)
         }
         filters.synchronizable = complete ? key.synchronizable : synchronizableGiven ? synchronizable : nil
-        filters.itemClass = key.internet == nil ? .genericPassword : .internetPassword
+        filters.itemClass = key.itemClass
         if let attributes = key.internet { filters.internet = InternetFields(attributes) }
+        if let attributes = key.key { filters.key = KeyFields(attributes) }
         return KeychainQuery(group: key.group, account: key.account, service: key.service, generic: generic, type: type, filters: filters)
     }
 
@@ -250,6 +273,7 @@ struct SecItemRequest {
         item.serviceIsData = service?.isData ?? false
         item.accessControl = accessControl
         if itemClass == .internetPassword { item.internet = internet.attributes }
+        if itemClass == .key { item.key = key.attributes }
         return item
     }
 

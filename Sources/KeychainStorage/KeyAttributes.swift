@@ -85,3 +85,20 @@ public struct KeyFields: Sendable, Hashable {
             && (effectiveKeySize == nil || effectiveKeySize == attributes.effectiveKeySize)
     }
 }
+
+extension KeyFields {
+    /// Every attribute of `attributes`, to match exactly (the key a persistent reference names).
+    /// - Parameter attributes: the key's attributes.
+    public init(_ attributes: KeyAttributes) {
+        self.init(
+            keyClass: attributes.keyClass, applicationLabel: attributes.applicationLabel, applicationTag: attributes.applicationTag,
+            keyType: attributes.keyType, keySizeInBits: attributes.keySizeInBits, effectiveKeySize: attributes.effectiveKeySize)
+    }
+
+    /// A new key's attributes: those not named are Apple's defaults, empty or 0.
+    public var attributes: KeyAttributes {
+        KeyAttributes(
+            keyClass: keyClass ?? "", applicationLabel: applicationLabel ?? Data(), applicationTag: applicationTag ?? Data(),
+            keyType: keyType ?? 0, keySizeInBits: keySizeInBits ?? 0, effectiveKeySize: effectiveKeySize ?? 0)
+    }
+}

@@ -6,14 +6,17 @@ import SharedKeychain
 struct ItemCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "item",
-        abstract: "Add, read, update, delete and list password items (generic and internet) as one app.",
+        abstract: "Add, read, update, delete and list keychain items (generic and internet passwords, keys) as one app.",
         discussion: """
             Without --group, add uses the app's first access group, and get, update, delete and \
             list act on every group the app is entitled to, as Keychain Services does: an \
             ungrouped delete removes matches in all of them. Accounts and services given as bytes \
             (Data in Apple's API) take --account-hex and --service-hex; internet passwords take \
             --class internet with --server, --protocol, --port, --path, --security-domain and \
-            --authentication-type.
+            --authentication-type; keys (kSecClassKey: the bytes of a key, as MSAL keeps its broker \
+            key) take --class key with --tag, --key-class, --key-type, --key-size, \
+            --effective-key-size and --application-label-hex, which with the group are a key's \
+            primary key. A key's data is never printed but by item get.
             """,
         subcommands: [ItemAddCommand.self, ItemGetCommand.self, ItemUpdateCommand.self, ItemDeleteCommand.self, ItemListCommand.self]
     )
@@ -22,12 +25,12 @@ struct ItemCommand: ParsableCommand {
 struct ItemAddCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "add",
-        abstract: "Add an item (SecItemAdd). Fails with errSecDuplicateItem if its primary key exists: account + service (or the internet attributes) + group + synchronizable."
+        abstract: "Add an item (SecItemAdd). Fails with errSecDuplicateItem if its primary key exists: account + service (or the internet attributes, or a key's attributes) + group + synchronizable."
     )
 
     @OptionGroup(title: "The app") var app: AppOptions
 
-    @Option(name: .customLong("class"), help: ArgumentHelp("generic (default) or internet (kSecClassInternetPassword).", valueName: "class"))
+    @Option(name: .customLong("class"), help: ArgumentHelp("generic (default), internet (kSecClassInternetPassword) or key (kSecClassKey).", valueName: "class"))
     var itemClass: ItemClass = .genericPassword
 
     @Option(help: "The account (kSecAttrAccount).")
@@ -43,6 +46,8 @@ struct ItemAddCommand: ReportingCommand {
     var serviceHex: String?
 
     @OptionGroup(title: "Internet passwords") var internet: InternetOptions
+
+    @OptionGroup(title: "Keys") var key: KeyOptions
 
     @Option(name: .customLong("access-control"), help: ArgumentHelp(
         "An access control (kSecAttrAccessControl) with these flags, comma-separated: userPresence, biometryAny, biometryCurrentSet, devicePasscode, watch, or, and. Using the item's data then asks the device (`device authentication`).",
@@ -88,10 +93,21 @@ struct ItemAddCommand: ReportingCommand {
         if let type { try InputValidation.check(type, "--type", in: 0...Int(UInt32.max)) }
         if let creator { try InputValidation.check(creator, "--creator", in: 0...Int(UInt32.max)) }
         try internet.checkInputs()
-        guard try AttributeArgument(name: "account", text: account, hex: accountHex).value() != nil else {
+        try key.checkInputs()
+        let account = try AttributeArgument(name: "account", text: account, hex: accountHex).value()
+        let service = try AttributeArgument(name: "service", text: service, hex: serviceHex).value()
+        if itemClass == .key {
+            guard account == nil, service == nil, internet.fields.isEmpty, generic == nil, type == nil, comment == nil, description == nil else {
+                throw UsageFailure(message: "a key (--class key) has no account, service, internet attributes, generic, type, comment or description: name it with --tag and the other key options")
+            }
+            return
+        }
+        guard key.fields.isEmpty else {
+            throw UsageFailure(message: "--tag, --tag-hex, --application-label-hex, --key-class, --key-type, --key-size and --effective-key-size are for --class key")
+        }
+        guard account != nil else {
             throw UsageFailure(message: "give the account: --account TEXT or --account-hex HEX")
         }
-        let service = try AttributeArgument(name: "service", text: service, hex: serviceHex).value()
         switch itemClass {
         case .genericPassword:
             guard service != nil else { throw UsageFailure(message: "give the service: --service TEXT or --service-hex HEX") }
@@ -101,7 +117,7 @@ struct ItemAddCommand: ReportingCommand {
         case .internetPassword:
             guard service == nil else { throw UsageFailure(message: "internet passwords have no service: give --server and the other internet attributes") }
         case .key:
-            throw UsageFailure(message: "item add makes passwords only: keys (--class key) are made by the token cache, as MSAL makes its broker key (token broker)")
+            return
         }
     }
 
@@ -117,6 +133,7 @@ struct ItemAddCommand: ReportingCommand {
         new.accountIsData = accountValue.isData
         new.serviceIsData = serviceValue.isData
         if itemClass == .internetPassword { new.internet = internet.fields.attributes }
+        if itemClass == .key { new.key = key.fields.attributes }
         new.accessControl = accessControl?.flags
         let item = try keychain.add(new)
         if global.json {

@@ -21,8 +21,11 @@ struct ItemJSON: Encodable {
     let path: String?
     let securityDomain: String?
     let authenticationType: String?
-    /// A key's attributes (`kSecClassKey`, MSAL's broker key): the tag and label as base64.
+    /// A key's attributes (`kSecClassKey`, MSAL's broker key): the tag and label as base64,
+    /// `keyClass` as Apple's value ("2" symmetric).
     let key: KeyAttributes?
+    /// A key's application tag as text, when it is UTF-8.
+    let keyTag: String?
     /// The access control's flags by Apple's names (`userPresence`, ...), when it has one.
     let accessControl: [String]?
     /// The generic attribute as text when it is UTF-8; `genericBase64` always.
@@ -62,6 +65,7 @@ struct ItemJSON: Encodable {
         securityDomain = item.internet?.securityDomain
         authenticationType = item.internet?.authenticationType
         key = item.key
+        keyTag = item.key.flatMap { String(data: $0.applicationTag, encoding: .utf8) }
         accessControl = item.accessControl.map(AccessControlArgument.names(of:))
         generic = item.generic.flatMap { String(data: $0, encoding: .utf8) }
         genericBase64 = item.generic?.base64EncodedString()

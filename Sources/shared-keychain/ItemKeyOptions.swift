@@ -151,3 +151,77 @@ struct AccessControlArgument: ExpressibleByArgument {
         names.filter { flags.contains($0.1) }.map(\.0)
     }
 }
+
+/// The key-item attributes (`--class key`): to match (item get, update, delete, list) or to give
+/// a new key (item add), by the same names. Apple's primary key for keys is these and the group.
+struct KeyOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The key's application tag (kSecAttrApplicationTag), as text: its UTF-8 bytes.", valueName: "tag"))
+    var tag: String?
+
+    @Option(name: .customLong("tag-hex"), help: ArgumentHelp("The application tag as bytes, in hex (MSAL's broker key ends in a NUL: ...6B657900).", valueName: "hex"))
+    var tagHex: String?
+
+    @Option(name: .customLong("application-label-hex"), help: ArgumentHelp("The application label (kSecAttrApplicationLabel), bytes in hex.", valueName: "hex"))
+    var applicationLabelHex: String?
+
+    @Option(name: .customLong("key-class"), help: ArgumentHelp("The key class (kSecAttrKeyClass): public, private or symmetric.", valueName: "class"))
+    var keyClass: KeyClassArgument?
+
+    @Option(name: .customLong("key-type"), help: ArgumentHelp(
+        "The key type (kSecAttrKeyType): rsa (42), ec (73), aes (2147483649, MSAL's broker key) or a number from 0 to 4294967295.", valueName: "type"))
+    var keyType: KeyTypeArgument?
+
+    @Option(name: .customLong("key-size"), help: ArgumentHelp("The key size in bits (kSecAttrKeySizeInBits).", valueName: "bits"))
+    var keySize: Int?
+
+    @Option(name: .customLong("effective-key-size"), help: ArgumentHelp("The effective key size in bits (kSecAttrEffectiveKeySize).", valueName: "bits"))
+    var effectiveKeySize: Int?
+
+    /// Range and hex checks, reported with their status by the command's `checkInputs`.
+    func checkInputs() throws {
+        if let keySize { try InputValidation.check(keySize, "--key-size", in: 0...Int(UInt32.max)) }
+        if let effectiveKeySize { try InputValidation.check(effectiveKeySize, "--effective-key-size", in: 0...Int(UInt32.max)) }
+        _ = try AttributeArgument(name: "tag", text: tag, hex: tagHex).value()
+        _ = try AttributeArgument(name: "application-label", text: nil, hex: applicationLabelHex).value()
+    }
+
+    /// The attributes given (after ``checkInputs()``, which refuses bad hex).
+    var fields: KeyFields {
+        KeyFields(
+            keyClass: keyClass?.value, applicationLabel: Self.bytes(nil, applicationLabelHex, name: "application-label"),
+            applicationTag: Self.bytes(tag, tagHex, name: "tag"), keyType: keyType?.value, keySizeInBits: keySize,
+            effectiveKeySize: effectiveKeySize)
+    }
+
+    private static func bytes(_ text: String?, _ hex: String?, name: String) -> Data? {
+        switch (try? AttributeArgument(name: name, text: text, hex: hex).value()) ?? nil {
+        case .string(let text)?: Data(text.utf8)
+        case .data(let bytes)?: bytes
+        case nil: nil
+        }
+    }
+}
+
+/// `--key-class public|private|symmetric`: `kSecAttrKeyClass` by name, kept as Apple's value.
+struct KeyClassArgument: ExpressibleByArgument {
+    static let names = ["public": "0", "private": "1", "symmetric": "2"]
+    let value: String
+
+    init?(argument: String) {
+        guard let value = Self.names[argument] else { return nil }
+        self.value = value
+    }
+
+    static var allValueStrings: [String] { ["public", "private", "symmetric"] }
+}
+
+/// `--key-type rsa|ec|aes|N`: `kSecAttrKeyType` by name or number.
+struct KeyTypeArgument: ExpressibleByArgument {
+    static let names: [String: UInt32] = ["rsa": 42, "ec": 73, "aes": KeyAttributes.aesKeyType]
+    let value: UInt32
+
+    init?(argument: String) {
+        guard let value = Self.names[argument] ?? UInt32(argument) else { return nil }
+        self.value = value
+    }
+}

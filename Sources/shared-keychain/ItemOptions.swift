@@ -16,10 +16,12 @@ struct ItemSelectionOptions: ParsableArguments {
     @Option(name: .customLong("service-hex"), help: ArgumentHelp("Match this service given as bytes (Data), in hex.", valueName: "hex"))
     var serviceHex: String?
 
-    @Option(name: .customLong("class"), help: ArgumentHelp("Only generic passwords (generic) or internet passwords (internet). Default: both.", valueName: "class"))
+    @Option(name: .customLong("class"), help: ArgumentHelp("Only generic passwords (generic), internet passwords (internet) or keys (key). Default: all.", valueName: "class"))
     var itemClass: ItemClass?
 
     @OptionGroup(title: "Internet passwords") var internet: InternetOptions
+
+    @OptionGroup(title: "Keys") var key: KeyOptions
 
     @Option(help: ArgumentHelp("Only this access group, in full (TEAMID.com.x) or as $(AppIdentifierPrefix)com.x. Default: all the app's groups.", valueName: "group"))
     var group: String?
@@ -60,6 +62,7 @@ struct ItemSelectionOptions: ParsableArguments {
         _ = try AttributeArgument(name: "account", text: account, hex: accountHex).value()
         _ = try AttributeArgument(name: "service", text: service, hex: serviceHex).value()
         try internet.checkInputs()
+        try key.checkInputs()
     }
 
     /// The query (after ``checkInputs()``, which refuses bad hex).
@@ -72,7 +75,7 @@ struct ItemSelectionOptions: ParsableArguments {
             filters: ItemQuery.Filters(
                 label: label, comment: comment, itemDescription: description, creator: creator.flatMap(UInt32.init(exactly:)),
                 addedBy: addedBy, accessibility: accessible,
-                synchronizable: synchronizable, itemClass: itemClass, internet: internet.fields))
+                synchronizable: synchronizable, itemClass: itemClass, internet: internet.fields, key: key.fields))
     }
 }
 

@@ -22,7 +22,7 @@ struct SecItemSemanticsTests {
             ("a generic password with a server", with([kSecAttrServer as String: "example.com", kSecValueData as String: data]), errSecParam),
             ("a port out of range", [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com", kSecAttrPort as String: 70000], errSecParam),
             ("an unknown authentication UI", with([kSecUseAuthenticationUI as String: "ask", kSecValueData as String: data]), errSecParam),
-            ("a key", with([kSecClass as String: kSecClassKey]), errSecUnimplemented),
+            ("a key with an account and service", with([kSecClass as String: kSecClassKey]), errSecParam),
             ("a certificate", [kSecClass as String: kSecClassCertificate, kSecValueData as String: data], errSecUnimplemented),
             ("an access control that is not one", with([kSecAttrAccessControl as String: "ak", kSecValueData as String: data]), errSecParam),
             ("account as a number", with([kSecAttrAccount as String: 42, kSecValueData as String: data]), errSecParam),
