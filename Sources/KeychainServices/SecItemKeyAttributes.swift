@@ -37,7 +37,7 @@ extension SecItemRequest {
     /// `kSecAttrKeyClass`: `kSecAttrKeyClassPublic`, `...Private` or `...Symmetric` ("0", "1",
     /// "2"), or the number Apple returns.
     static func keyClass(_ value: Any) throws(SecItemFailure) -> String {
-        let text = (value as? String) ?? integer(value).map(String.init)
+        let text = (value as? String) ?? integer(value).map { String($0) }
         guard let text, [kSecAttrKeyClassPublic, kSecAttrKeyClassPrivate, kSecAttrKeyClassSymmetric].contains(text) else {
             throw .param("kSecAttrKeyClass must be kSecAttrKeyClassPublic, kSecAttrKeyClassPrivate or kSecAttrKeyClassSymmetric, not \(value)")
         }

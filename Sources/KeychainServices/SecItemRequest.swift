@@ -167,7 +167,7 @@ struct SecItemRequest {
             }
             group = try Self.string(value, key: "kSecAttrAccessGroup")
         case kSecAttrGeneric: generic = try Self.data(value, key: "kSecAttrGeneric")
-        case kSecAttrType where itemClass == .key: key.keyType = try Self.keyType(value)
+        case kSecAttrType where itemClass == .key: self.key.keyType = try Self.keyType(value)
         case kSecAttrType: type = try Self.fourCharCode(value, key: "kSecAttrType")
         case kSecAttrKeyClass, kSecAttrApplicationLabel, kSecAttrApplicationTag, kSecAttrKeySizeInBits, kSecAttrEffectiveKeySize,
             kSecAttrStartDate, kSecAttrEndDate, kSecAttrTokenID, kSecAttrIsPermanent, kSecAttrIsSensitive, kSecAttrIsExtractable,
