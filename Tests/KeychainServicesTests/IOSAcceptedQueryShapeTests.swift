@@ -8,9 +8,7 @@ import Testing
 /// run on iOS devices, encode iOS's answer.
 @Suite("SecItem: query shapes iOS accepts")
 struct IOSAcceptedQueryShapeTests {
-    static let base: [String: Any] = [
-        kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
-    ]
+    static var base: [String: Any] { [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc"] }
 
     /// Valet's `Keychain.migrateObjects(matching:into:compactMap:)` lists the items with
     /// `kSecReturnPersistentRef` and `kSecReturnAttributes`, then reads each one's data back with
@@ -80,15 +78,17 @@ struct IOSAcceptedQueryShapeTests {
     @Test(arguments: TestBackend.memoryAndKeyring)
     func returnKeysInADeleteQueryAreIgnored(_ backend: TestBackend) throws {
         let apps = try Apps(backend)
-        try apps.run(apps.mail) {
+        let readQuery = Self.base.merging([
+            kSecAttrAccount as String: "a", kSecReturnData as String: true, kSecReturnAttributes as String: true,
+            kSecReturnPersistentRef as String: true, kSecReturnRef as String: true, kSecMatchLimit as String: kSecMatchLimitOne,
+        ]) { $1 }
+        apps.run(apps.mail) {
             let item = Self.base.merging([kSecAttrAccount as String: "a", kSecValueData as String: Data("x".utf8)]) { $1 }
             #expect(SecItemAdd(item as CFDictionary, nil) == errSecSuccess)
-            let readQuery = Self.base.merging([
-                kSecAttrAccount as String: "a", kSecReturnData as String: true, kSecReturnAttributes as String: true,
-                kSecReturnPersistentRef as String: true, kSecReturnRef as String: true, kSecMatchLimit as String: kSecMatchLimitOne,
-            ]) { $1 }
             #expect(SecItemDelete(readQuery as CFDictionary) == errSecSuccess)
-            #expect(try apps.everything().isEmpty)
+        }
+        #expect(try apps.everything().isEmpty)
+        apps.run(apps.mail) {
             #expect(SecItemDelete(readQuery as CFDictionary) == errSecItemNotFound)
             // Still read as booleans: a return key that is not one is errSecParam.
             #expect(SecItemDelete(Self.base.merging([kSecReturnData as String: "yes"]) { $1 } as CFDictionary) == errSecParam)
