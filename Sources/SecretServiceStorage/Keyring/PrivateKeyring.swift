@@ -62,6 +62,7 @@ public final class PrivateKeyring: Sendable {
         var configuration = SecretServiceStore.Configuration(
             busAddress: busAddress, layout: layout, lockDirectory: lockDirectory, timeout: timeout, lockTimeout: timeout)
         if let logger { configuration.logger = logger }
+        configuration.keyringFiles = dataDirectory.appendingPathComponent("keyrings")
         configuration.restartService = { [self] in _ = try start() }
         return configuration
     }

@@ -181,6 +181,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                 let end = locks.endChange(of: group)
                 if case .success = outcome, let end {
                     recent.advance(group, from: start, to: end, changes: hold.changes(in: group))
+                    restampAfterHold(group)
                 } else {
                     recent.forget(group)
                 }
