@@ -66,7 +66,10 @@ struct RestoreCommand: ReportingCommand {
         let snapshot = try GroupSnapshot.read(from: URL(fileURLWithPath: input))
         let adHoc = try actor.checkReach(snapshot.group, global)
         let store = try global.openStore()
-        let result = try snapshot.restore(into: store, restoredBy: actor.name)
+        // Past 2 s (a group of thousands), a progress line on standard error.
+        let progress = ProgressLine.counting("restore", of: snapshot.items.count, unit: "items")
+        let result = try snapshot.restore(into: store, restoredBy: actor.name) { done, _ in progress.update(done) }
+        progress.finish()
         try AuditJournal(store: store).append(AuditEntry(
             time: Date(), app: actor.name, operation: "restore", group: snapshot.group, query: "snapshot \(input)",
             itemCount: result.restored, addedBy: result.addedBy, outcome: .restored, adHoc: adHoc))

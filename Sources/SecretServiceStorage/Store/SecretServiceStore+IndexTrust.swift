@@ -60,6 +60,7 @@ extension SecretServiceStore {
             }
             // The files before the census: a change during it leaves the stamp stale.
             let files = keyringFileMarks(of: group)
+            censusCount.add(1, ordering: .relaxed)
             let census = try census(of: group, expecting: index, service)
             if let reason = census.disagreement(with: index, file: indexes.file(for: group).path) { return .wrong(reason) }
             indexes.markVerified(group, epoch: service.owner)
@@ -131,6 +132,7 @@ extension SecretServiceStore {
     /// nil for a group that never had one (from before indexes), which is nothing to report.
     func rebuildIndex(_ group: String, because reason: String?, _ service: ServiceHandle) throws -> ShardIndex {
         let files = keyringFileMarks(of: group)
+        censusCount.add(1, ordering: .relaxed)
         let census = try census(of: group, service)
         // A shard the device keeps shut may hold items: an index without them would hide them.
         if let shut = census.unseen.min() { throw StorageError.deviceLocked(shut.protection) }
