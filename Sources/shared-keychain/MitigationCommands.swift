@@ -52,7 +52,7 @@ struct RestoreCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Put back the items of a snapshot that are missing from its group. Emulator only: what if the keychain had it.",
-        discussion: "Items present under the same primary key (account, service, group) are newer than the snapshot and are left as they are. Run it as an app (--app, only its own groups) or as the device owner (--admin): the restored items are recorded (in the emulator's provenance) as added by whoever restores them, never by what the file says, and the group's audit journal records the restore."
+        discussion: "Items present under the same primary key (account, service, group) are newer than the snapshot and are left as they are. Run it as an app (--app, only its own groups) or as the device owner (--admin): the restored items are recorded (in the emulator's provenance) as added by whoever restores them, never by what the file says, and the group's audit journal records the restore. A restore still running after 2 s (thousands of items) shows its progress on standard error."
     )
 
     @OptionGroup var actor: ActorOptions
