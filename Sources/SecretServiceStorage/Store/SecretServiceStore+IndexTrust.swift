@@ -64,7 +64,6 @@ extension SecretServiceStore {
             let census = try census(of: group, expecting: index, service)
             if let reason = census.disagreement(with: index, file: indexes.file(for: group).path) { return .wrong(reason) }
             indexes.markVerified(group, epoch: service.owner)
-            if !census.unseen.isEmpty { indexes.noteUnconfirmed(group) }
             stampCensus(group, files: files, counted: census, service)
             return .trusted(index)
         }
@@ -178,7 +177,7 @@ extension SecretServiceStore {
         do {
             try indexes.append(records, to: group)
         } catch {
-            indexes.noteUnconfirmed(group)
+            indexes.noteAppendFailed(group)
             logger.warning(
                 "access group '\(group)': could not record a change in its shard index (\(error)); the next command rebuilds the index from the keyring")
         }
