@@ -54,7 +54,14 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
     /// under the same primary key are left as they are: what is in the store now is newer than
     /// the snapshot. Items of another group than the snapshot's are refused, and nothing is
     /// restored.
-    public func restore(into store: any ItemStore, restoredBy: String? = nil) throws(StorageError) -> RestoreResult {
+    ///
+    /// - Parameters:
+    ///   - store: where to put the items back.
+    ///   - restoredBy: the app or person restoring, recorded as the items' provenance.
+    ///   - progress: called after each item with the count done (restored or kept) and the total.
+    public func restore(
+        into store: any ItemStore, restoredBy: String? = nil, progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) throws(StorageError) -> RestoreResult {
         if let stray = items.first(where: { $0.group != group }) {
             throw .corruptItem(
                 location: "snapshot of '\(DisplayText(group))'",
@@ -71,6 +78,7 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
                 guard case .duplicateItem = error else { throw error }
                 kept += 1
             }
+            progress(restored.count + kept, items.count)
         }
         return RestoreResult(group: group, restored: restored.count, alreadyPresent: kept, addedBy: MitigatedStore.count(restored))
     }

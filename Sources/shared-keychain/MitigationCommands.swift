@@ -52,7 +52,7 @@ struct RestoreCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Put back the items of a snapshot that are missing from its group. Emulator only: what if the keychain had it.",
-        discussion: "Items present under the same primary key (account, service, group) are newer than the snapshot and are left as they are. Run it as an app (--app, only its own groups) or as the device owner (--admin): the restored items are recorded (in the emulator's provenance) as added by whoever restores them, never by what the file says, and the group's audit journal records the restore."
+        discussion: "Items present under the same primary key (account, service, group) are newer than the snapshot and are left as they are. Run it as an app (--app, only its own groups) or as the device owner (--admin): the restored items are recorded (in the emulator's provenance) as added by whoever restores them, never by what the file says, and the group's audit journal records the restore. A restore still running after 2 s (thousands of items) shows its progress on standard error."
     )
 
     @OptionGroup var actor: ActorOptions
@@ -66,7 +66,10 @@ struct RestoreCommand: ReportingCommand {
         let snapshot = try GroupSnapshot.read(from: URL(fileURLWithPath: input))
         let adHoc = try actor.checkReach(snapshot.group, global)
         let store = try global.openStore()
-        let result = try snapshot.restore(into: store, restoredBy: actor.name)
+        // Past 2 s (a group of thousands), a progress line on standard error.
+        let progress = ProgressLine.counting("restore", of: snapshot.items.count, unit: "items")
+        let result = try snapshot.restore(into: store, restoredBy: actor.name) { done, _ in progress.update(done) }
+        progress.finish()
         try AuditJournal(store: store).append(AuditEntry(
             time: Date(), app: actor.name, operation: "restore", group: snapshot.group, query: "snapshot \(input)",
             itemCount: result.restored, addedBy: result.addedBy, outcome: .restored, adHoc: adHoc))

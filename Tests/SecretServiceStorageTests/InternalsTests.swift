@@ -24,9 +24,25 @@ struct InternalsTests {
             #expect(ran)
             try CallDeadline.operation(seconds: 3600) {
                 let end = try #require(CallDeadline.operationEnd)
-                #expect(ContinuousClock.now.duration(to: end) <= .seconds(60))
+                #expect(ContinuousClock.now.duration(to: end.instant) <= .seconds(60))
             }
         }
+    }
+
+    @Test("a batch of a long operation renews its deadline and every outer one's, as GetSecrets in batches does")
+    func operationDeadlineRenewedByBatch() throws {
+        try CallDeadline.operation(seconds: 1) {
+            try CallDeadline.operation(seconds: 1) {
+                CallDeadline.renew(seconds: 60)
+                let inner = try #require(CallDeadline.operationEnd)
+                #expect(ContinuousClock.now.duration(to: inner.instant) > .seconds(30))
+                let outer = try #require(inner.outer)
+                #expect(ContinuousClock.now.duration(to: outer.instant) > .seconds(30))
+            }
+        }
+        // Outside an operation there is nothing to renew, and a call keeps its own limit.
+        CallDeadline.renew(seconds: 60)
+        #expect(CallDeadline.operationEnd == nil)
     }
 
     @Test("the envelope holds the whole record, binary-safe, with exact dates")

@@ -92,6 +92,7 @@ enum Backend: String, CaseIterable {
             busAddress: keyring.busAddress, layout: layout, lockDirectory: keyring.lockDirectory,
             timeout: Self.timeout, lockTimeout: Self.timeout)
         configuration.adoptsForeignItems = self != .persistentOwn
+        configuration.keyringFiles = keyring.keyringFiles
         return try SecretServiceStore(configuration: configuration)
     }
 

@@ -249,6 +249,8 @@ let benchmarks: @Sendable () -> Void = {
             setup: { try filled(.persistent, size) }, teardown: teardown(.persistent))
     }
 
+    scaleBenchmarks()
+
     // MARK: 5. Concurrent apps: read=60, write=30, list=10, a fixed operation count per run
 
     for backend in [Backend.memory, .persistent] {

@@ -1,5 +1,6 @@
 import CLibsecret
 import Foundation
+import Synchronization
 
 /// Bounds one blocking libsecret or GDBus call: the call gets a `GCancellable` that a timer
 /// cancels after `seconds`. GDBus would otherwise wait 25 s, and a prompt forever.
@@ -10,19 +11,46 @@ enum CallDeadline {
     /// When the operation the current calls belong to must end: each call gets at most what is
     /// left of it, so an operation of several calls (a search, then GetSecrets, then a retry
     /// after a reconnect) ends within its limit, not within one limit per call.
-    @TaskLocal static var operationEnd: ContinuousClock.Instant?
+    @TaskLocal static var operationEnd: OperationEnd?
+
+    /// The end of one operation, which a batch of a long operation may move (``renew(seconds:)``),
+    /// and of the operations it runs inside.
+    final class OperationEnd: Sendable {
+        let outer: OperationEnd?
+        private let end: Mutex<ContinuousClock.Instant>
+
+        init(_ end: ContinuousClock.Instant, outer: OperationEnd?) {
+            self.outer = outer
+            self.end = Mutex(end)
+        }
+
+        var instant: ContinuousClock.Instant { end.withLock { $0 } }
+
+        /// Moves this end and every outer one to at least `instant`.
+        func extend(to instant: ContinuousClock.Instant) {
+            end.withLock { $0 = max($0, instant) }
+            outer?.extend(to: instant)
+        }
+    }
 
     /// Runs `body` as one operation of at most `seconds` (or less, inside a shorter one).
     static func operation<T, E: Error>(seconds: Double, _ body: () throws(E) -> T) throws(E) -> T {
         var end = ContinuousClock.now.advanced(by: .milliseconds(Int64(min(seconds, 86_400) * 1000)))
-        if let outer = operationEnd, outer < end { end = outer }
+        if let outer = operationEnd?.instant, outer < end { end = outer }
         // Through a Result: the task-local's `withValue` rethrows, which would lose the type.
-        return try $operationEnd.withValue(end) { Result(catching: body) }.get()
+        return try $operationEnd.withValue(OperationEnd(end, outer: operationEnd)) { Result(catching: body) }.get()
+    }
+
+    /// Gives the current operation (and those it runs in) at least `seconds` from now: called by
+    /// a long operation before each of its batches, so its deadline follows its size while no
+    /// batch may take longer than one call's limit.
+    static func renew(seconds: Double) {
+        operationEnd?.extend(to: ContinuousClock.now.advanced(by: .milliseconds(Int64(min(seconds, 86_400) * 1000))))
     }
 
     /// `seconds`, or what is left of the current operation if less (0 when nothing is).
     static func remaining(within seconds: Double) -> Double {
-        guard let end = operationEnd else { return seconds }
+        guard let end = operationEnd?.instant else { return seconds }
         let left = ContinuousClock.now.duration(to: end)
         return max(0, min(seconds, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18))
     }

@@ -96,13 +96,33 @@ final class SecretServiceClient: Sendable {
         return Variant.objectPaths(of: paths)
     }
 
-    /// The secrets of many unlocked items in ONE `GetSecrets` call. Paths missing from the
-    /// answer (deleted meanwhile) are missing from the result.
+    /// The secrets of many unlocked items in ONE `GetSecrets` call per ``secretsBatch`` paths.
+    /// Paths missing from the answer (deleted meanwhile) are missing from the result.
     ///
     /// The call is made here and each `(oayays)` decoded with libsecret's
     /// `secret_service_decode_dbus_secret`: libsecret 0.20.5's own GetSecrets wrappers
     /// (`secret_service_get_secret(s)_for_dbus_path(s)_sync`) leak about 1.6 KB per call.
     func secrets(_ service: ServiceHandle, paths: [String]) throws(GLibFailure) -> [String: Data] {
+        guard paths.count > Self.secretsBatch else { return try secretsInOneCall(service, paths: paths) }
+        // Many items: in batches, each with a call's whole limit (the operation's deadline moves
+        // with them), so a large group is read at the daemon's pace rather than timed out.
+        var result: [String: Data] = [:]
+        result.reserveCapacity(paths.count)
+        var start = 0
+        while start < paths.count {
+            let end = min(start + Self.secretsBatch, paths.count)
+            if start > 0 { CallDeadline.renew(seconds: timeout) }
+            result.merge(try secretsInOneCall(service, paths: Array(paths[start..<end]))) { _, new in new }
+            start = end
+        }
+        return result
+    }
+
+    /// The most secrets one `GetSecrets` asks for: gnome-keyring answers about 2,000 a second
+    /// on a slow machine, well within a call's default limit of 5 s.
+    static let secretsBatch = 1_000
+
+    private func secretsInOneCall(_ service: ServiceHandle, paths: [String]) throws(GLibFailure) -> [String: Data] {
         guard !paths.isEmpty else { return [:] }
         guard let session = secret_service_get_session_dbus_path(service.service) else {
             throw GLibFailure(call: "GetSecrets", message: "no session with the Secret Service", kind: .staleSession)

@@ -41,6 +41,9 @@ public final class PrivateKeyring: Sendable {
     /// The D-Bus address of the keyring's bus; stable for this state directory.
     public var busAddress: String { "unix:path=\(socketPath)" }
 
+    /// Where the daemon keeps this keyring's files (``SecretServiceStore/Configuration/keyringFiles``).
+    public var keyringFiles: URL { dataDirectory.appendingPathComponent("keyrings") }
+
     /// Where stores sharing this keyring keep their group locks.
     public var lockDirectory: URL { stateDirectory.appendingPathComponent("locks") }
 
@@ -62,6 +65,7 @@ public final class PrivateKeyring: Sendable {
         var configuration = SecretServiceStore.Configuration(
             busAddress: busAddress, layout: layout, lockDirectory: lockDirectory, timeout: timeout, lockTimeout: timeout)
         if let logger { configuration.logger = logger }
+        configuration.keyringFiles = keyringFiles
         configuration.restartService = { [self] in _ = try start() }
         return configuration
     }

@@ -53,9 +53,18 @@ extension SecretServiceStore {
         case .unusable(let reason): return .wrong(reason)
         case .loaded(let index, verified: true): return .trusted(index)
         case .loaded(let index, verified: false):
+            // A census another process kept, still standing: what a device pays, not a count.
+            if censusStampHolds(group, service) {
+                indexes.markVerified(group, epoch: service.owner)
+                return .trusted(index)
+            }
+            // The files before the census: a change during it leaves the stamp stale.
+            let files = keyringFileMarks(of: group)
+            censusCount.add(1, ordering: .relaxed)
             let census = try census(of: group, expecting: index, service)
             if let reason = census.disagreement(with: index, file: indexes.file(for: group).path) { return .wrong(reason) }
             indexes.markVerified(group, epoch: service.owner)
+            stampCensus(group, files: files, counted: census, service)
             return .trusted(index)
         }
     }
@@ -122,6 +131,8 @@ extension SecretServiceStore {
     /// the group's index file. `reason`: what was wrong with the old one, said once as a warning;
     /// nil for a group that never had one (from before indexes), which is nothing to report.
     func rebuildIndex(_ group: String, because reason: String?, _ service: ServiceHandle) throws -> ShardIndex {
+        let files = keyringFileMarks(of: group)
+        censusCount.add(1, ordering: .relaxed)
         let census = try census(of: group, service)
         // A shard the device keeps shut may hold items: an index without them would hide them.
         if let shut = census.unseen.min() { throw StorageError.deviceLocked(shut.protection) }
@@ -142,6 +153,7 @@ extension SecretServiceStore {
             }
         }
         let movedAside = try indexes.replace(group, with: index, verifiedEpoch: .some(service.owner))
+        stampCensus(group, files: files, counted: census, service)
         guard let reason else {
             logger.debug("built the shard index of an access group", metadata: ["group": "\(group)", "items": "\(index.shards.count)"])
             return index
@@ -165,6 +177,7 @@ extension SecretServiceStore {
         do {
             try indexes.append(records, to: group)
         } catch {
+            indexes.noteAppendFailed(group)
             logger.warning(
                 "access group '\(group)': could not record a change in its shard index (\(error)); the next command rebuilds the index from the keyring")
         }

@@ -41,6 +41,9 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     let indexes: ShardIndexFiles
     var logger: Logger { configuration.logger }
     private let reconnectCount = Atomic<Int>(0)
+    /// How many censuses of a shard index this store made (each counts every shard of a group):
+    /// what a kept census stamp saves.
+    let censusCount = Atomic<Int>(0)
 
     /// How often this store reconnected after the daemon restarted or vanished.
     public var reconnects: Int { reconnectCount.load(ordering: .relaxed) }
@@ -181,6 +184,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                 let end = locks.endChange(of: group)
                 if case .success = outcome, let end {
                     recent.advance(group, from: start, to: end, changes: hold.changes(in: group))
+                    restampAfterHold(group)
                 } else {
                     recent.forget(group)
                 }

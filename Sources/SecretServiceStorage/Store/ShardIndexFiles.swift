@@ -28,12 +28,27 @@ final class ShardIndexFiles: Sendable {
         var index = ShardIndex()
         /// The daemon run (its bus name) during which the keyring confirmed this index.
         var verifiedEpoch: String??
+        /// The file's length when last loaded: `offset` short of it, a line was still being written.
+        var fileLength = 0
+    }
+
+    /// How far the group's index was read when last loaded: what a census stamp names.
+    struct ReadPoint: Equatable {
+        /// The file's header line (a new one on every wipe or rebuild).
+        var header: String
+        /// The bytes read, whole records only, which were the whole file.
+        var length: Int
+        /// The daemon run during which the keyring confirmed the index, if it did.
+        var verifiedEpoch: String??
     }
 
     let locks: GroupLocks
     private let loaded = Mutex<[String: Loaded]>([:])
     /// Tests: the error the next append fails with (a full disk, a lost mount).
     private let appendFault = Mutex<StorageError?>(nil)
+    /// Groups whose index missed a record in this store since it was last replaced: their
+    /// census stamps are not renewed, so the next process counts and repairs.
+    private let missedRecords = Mutex<Set<String>>([])
 
     init(locks: GroupLocks) {
         self.locks = locks
@@ -88,6 +103,7 @@ final class ShardIndexFiles: Sendable {
                 }
                 state.offset += end + 1
             }
+            state.fileLength = size
             table[group] = state
             return .loaded(state.index, verified: state.verifiedEpoch == .some(epoch))
         }
@@ -98,6 +114,15 @@ final class ShardIndexFiles: Sendable {
     /// or the file is replaced.
     func markVerified(_ group: String, epoch: String?) {
         loaded.withLock { $0[group]?.verifiedEpoch = .some(epoch) }
+    }
+
+    /// Where the last load of the group's index stopped; nil unless it read the whole file
+    /// (a torn last line, or a file not loaded, names no point a census could have confirmed).
+    func readPoint(_ group: String) -> ReadPoint? {
+        loaded.withLock { table in
+            guard let state = table[group], state.offset == state.fileLength else { return nil }
+            return ReadPoint(header: state.header, length: state.offset, verifiedEpoch: state.verifiedEpoch)
+        }
     }
 
     private func forget(_ group: String, _ loading: Loading) -> Loading {
@@ -132,6 +157,16 @@ final class ShardIndexFiles: Sendable {
         try Self.writeBytes(descriptor, Array(text.utf8), path)
     }
 
+    /// Notes that a record of `group` could not be appended.
+    func noteAppendFailed(_ group: String) {
+        _ = missedRecords.withLock { $0.insert(group) }
+    }
+
+    /// Whether a record of `group` could not be appended since its index was last replaced.
+    func appendFailed(_ group: String) -> Bool {
+        missedRecords.withLock { $0.contains(group) }
+    }
+
     /// Makes the next append fail with `error`, as a full disk would (tests).
     func failNextAppend(with error: StorageError) {
         appendFault.withLock { $0 = error }
@@ -161,7 +196,10 @@ final class ShardIndexFiles: Sendable {
         do { try PrivateFile.write(Data(text.utf8), to: target) } catch {
             throw .backend(domain: "posix", code: 0, message: "cannot replace the shard index: \(error.description)")
         }
-        loaded.withLock { $0[group] = Loaded(header: header, offset: text.utf8.count, index: index, verifiedEpoch: verifiedEpoch) }
+        _ = missedRecords.withLock { $0.remove(group) }
+        loaded.withLock {
+            $0[group] = Loaded(header: header, offset: text.utf8.count, index: index, verifiedEpoch: verifiedEpoch, fileLength: text.utf8.count)
+        }
         return movedAside
     }
 

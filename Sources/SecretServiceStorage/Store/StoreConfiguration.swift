@@ -45,6 +45,12 @@ extension SecretServiceStore {
         /// SharedKeychain process changed the group (a change by another client is seen within
         /// it). 0: look on every operation, and keep nothing.
         public var foreignItemsRecheckInterval: Double = 1
+        /// The directory holding the daemon's keyring files (gnome-keyring's `keyrings`), when
+        /// known: a census of a group's shard index is then kept beside the index with the state
+        /// of the group's files, and the next process trusts it while those files and the index
+        /// are unchanged (``PrivateKeyring`` sets it). Nil: each new store counts every shard of
+        /// a group against its index before using it.
+        public var keyringFiles: URL?
         /// Receives debug messages (reconnects, unlocks, collections made); never secrets.
         public var logger: Logger
         /// Called when the Secret Service has gone from the bus (its daemon was killed), before

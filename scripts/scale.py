@@ -1,0 +1,188 @@
+"""Measures what issue 32 asks of big groups, side by side in one run on one private keyring
+(driven by scripts/scale.sh, which builds and starts the keyring):
+
+1. one-item `item add/get/update/delete`, each its own CLI process, in a group of each size,
+   the runs interleaved between the sizes (so a drifting machine weighs on every size alike);
+2. whole-group `restore`, `snapshot` and `item list --json` at default settings: wall time,
+   items a second, max RSS (the child's rusage) against the size of the data, and beside them
+   gnome-keyring's own rate for the same calls in the same daemon state (CreateItem into fresh
+   collections of 32, as restore fills shards; SearchItems + GetSecrets for list and snapshot).
+
+Usage: scale.py BIN STATE_DIR WORK_DIR  (environment: SIZES, RUNS, FLOOR_CREATES)
+"""
+import base64
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import gi  # noqa: F401  (Debian's python3-gi, for the raw daemon calls)
+from gi.repository import Gio, GLib
+
+bin_path, state, work = sys.argv[1:4]
+sizes = [int(s) for s in os.environ.get("SIZES", "10 10000").split()]
+runs = int(os.environ.get("RUNS", "15"))
+floor_creates = int(os.environ.get("FLOOR_CREATES", "1024"))
+team = "SCALE00001"
+env = dict(os.environ, SHARED_KEYCHAIN_STATE_DIR=state)
+
+
+def app(size):
+    return "com.example.scale%d" % size
+
+
+def group(size):
+    return "%s.%s" % (team, app(size))
+
+
+def run(arguments, check=True):
+    """Runs the CLI once: (seconds, stdout bytes)."""
+    start = time.perf_counter()
+    process = subprocess.Popen([bin_path] + arguments, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = process.communicate()
+    seconds = time.perf_counter() - start
+    if check and process.returncode != 0:
+        raise SystemExit("scale: %s failed (%d): %s" % (" ".join(arguments), process.returncode, err.decode()[-400:]))
+    return seconds, out
+
+
+def run_rss(arguments):
+    """Runs the CLI once with its stdout to a file: (seconds, max RSS kB, exit code)."""
+    with open(os.path.join(work, "out"), "wb") as out, open(os.path.join(work, "err"), "wb") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen([bin_path] + arguments, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    return seconds, usage.ru_maxrss, code
+
+
+def snapshot_file(size):
+    items = [{"accessibility": "whenUnlocked", "account": "user%05d@contoso.com" % i, "creationDate": 817552881.0 + i,
+              "data": base64.b64encode(("refresh-token-%05d-" % i).encode() + b"x" * 200).decode(), "group": group(size),
+              "modificationDate": 817552881.0 + i, "provenance": {"addedBy": app(size)}, "service": "svc",
+              "synchronizable": False, "version": 1} for i in range(size)]
+    path = os.path.join(work, "fill-%d.json" % size)
+    with open(path, "w") as file:
+        json.dump({"format": 1, "group": group(size), "items": items, "takenAt": 817552882.0}, file)
+    return path
+
+
+# Raw daemon calls, on the same bus.
+bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+SERVICE, ROOT = "org.freedesktop.secrets", "/org/freedesktop/secrets"
+
+
+def call(path, interface, method, arguments, reply):
+    return bus.call_sync(SERVICE, path, interface, method, arguments, GLib.VariantType(reply),
+                         Gio.DBusCallFlags.NONE, 600_000, None).unpack()
+
+
+session = call(ROOT, "org.freedesktop.Secret.Service", "OpenSession",
+               GLib.Variant("(sv)", ("plain", GLib.Variant("s", ""))), "(vo)")[1]
+
+
+def raw_create_rate(creates, shard=32):
+    """CreateItem into fresh collections of `shard` items, as restore fills shards: items/s."""
+    collections, total, done = [], 0.0, 0
+    try:
+        while done < creates:
+            label = "scale-floor-%d-%d" % (os.getpid(), len(collections))
+            collection = call(ROOT, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", "CreateWithMasterPassword",
+                              GLib.Variant("(a{sv}(oayays))", ({"org.freedesktop.Secret.Collection.Label": GLib.Variant("s", label)},
+                                                                (session, b"", b"floor", "text/plain"))), "(o)")[0]
+            collections.append(collection)
+            for _ in range(min(shard, creates - done)):
+                attributes = {"xdg:schema": "org.sharedkeychain.GenericPassword", "access-group": "FLOOR00001.floor",
+                              "account": "floor%06d" % done, "service": "svc"}
+                properties = {"org.freedesktop.Secret.Item.Label": GLib.Variant("s", "floor"),
+                              "org.freedesktop.Secret.Item.Attributes": GLib.Variant("a{ss}", attributes)}
+                secret = (session, b"", b"x" * 700, "application/octet-stream")
+                start = time.perf_counter()
+                call(collection, "org.freedesktop.Secret.Collection", "CreateItem",
+                     GLib.Variant("(a{sv}(oayays)b)", (properties, secret, False)), "(oo)")
+                total += time.perf_counter() - start
+                done += 1
+    finally:
+        for collection in collections:
+            try:
+                call(collection, "org.freedesktop.Secret.Collection", "Delete", None, "(o)")
+            except GLib.Error:
+                pass
+    return done / total
+
+
+def raw_read_rate(size):
+    """SearchItems for the group, then GetSecrets of every item in batches of 1,000: items/s."""
+    start = time.perf_counter()
+    unlocked, locked = call(ROOT, "org.freedesktop.Secret.Service", "SearchItems",
+                            GLib.Variant("(a{ss})", ({"access-group": group(size)},)), "(aoao)")
+    for index in range(0, len(unlocked), 1000):
+        call(ROOT, "org.freedesktop.Secret.Service", "GetSecrets",
+             GLib.Variant("(aoo)", (unlocked[index:index + 1000], session)), "(a{o(oayays)})")
+    seconds = time.perf_counter() - start
+    return len(unlocked) / seconds if seconds else 0, len(unlocked)
+
+
+rows = []
+print("== fill: one `restore` per group (default settings), beside raw CreateItem", flush=True)
+for size in sizes:
+    path = snapshot_file(size)
+    seconds, rss, code = run_rss(["restore", "--admin", "--input", path])
+    if code != 0:
+        raise SystemExit("scale: restore of %d items failed (%d): %s" % (size, code, open(os.path.join(work, "err")).read()[-400:]))
+    data = os.path.getsize(path)
+    rows.append(("restore", size, seconds, size / seconds, rss, data))
+floor = raw_create_rate(floor_creates)
+
+print("== one-item calls, %d runs each, interleaved between the groups" % runs, flush=True)
+timings = {(size, call_name): [] for size in sizes for call_name in ("get", "add", "update", "delete")}
+for index in range(runs):
+    for size in sizes:
+        who = ["--app", app(size), "--team", team]
+        account = "probe-%d@contoso.com" % index
+        existing = "user%05d@contoso.com" % ((index * 7919) % size)
+        for call_name, arguments in (
+            ("get", ["item", "get"] + who + ["--account", existing, "--service", "svc"]),
+            ("add", ["item", "add"] + who + ["--account", account, "--service", "svc", "--data", "probe"]),
+            ("update", ["item", "update"] + who + ["--account", account, "--service", "svc", "--new-label", "l%d" % index]),
+            ("delete", ["item", "delete"] + who + ["--account", account, "--service", "svc"]),
+        ):
+            seconds, _ = run(arguments)
+            timings[(size, call_name)].append(seconds)
+
+print("== whole-group reads at default settings, beside raw SearchItems + GetSecrets", flush=True)
+raw_reads = {}
+for size in sizes:
+    raw_reads[size] = raw_read_rate(size)[0]
+    out_path = os.path.join(work, "snap-%d.json" % size)
+    seconds, rss, code = run_rss(["snapshot", "--admin", "--group", group(size), "--output", out_path])
+    rows.append(("snapshot", size, seconds if code == 0 else None, size / seconds if code == 0 else 0, rss,
+                 os.path.getsize(out_path) if code == 0 else 0))
+    seconds, rss, code = run_rss(["item", "list", "--json", "--app", app(size), "--team", team])
+    rows.append(("item list --json", size, seconds if code == 0 else None, size / seconds if code == 0 else 0, rss,
+                 os.path.getsize(os.path.join(work, "out")) if code == 0 else 0))
+
+print()
+print("One-item calls (p50 ms of %d separate CLI processes each):" % runs)
+header = "%-8s" % "CALL" + "".join("%14s" % ("%d items" % s) for s in sizes) + "%10s" % "RATIO"
+print(header)
+for call_name in ("get", "add", "update", "delete"):
+    p50 = [statistics.median(timings[(s, call_name)]) * 1000 for s in sizes]
+    print("%-8s" % call_name + "".join("%14.1f" % v for v in p50) + "%9.2fx" % (p50[-1] / p50[0]))
+print()
+print("Whole-group operations (one CLI process each, default settings):")
+print("%-18s %8s %9s %10s %12s %12s %10s" % ("OPERATION", "ITEMS", "SECONDS", "ITEMS/S", "DAEMON/S", "OF DAEMON", "RSS/DATA"))
+for name, size, seconds, rate, rss, data in rows:
+    daemon = floor if name == "restore" else raw_reads[size]
+    # Max RSS beyond a small process's own (the 10-item group's) against the data handled.
+    base = min(r[4] for r in rows if r[0] == name)
+    rss_ratio = "%.2f" % ((rss - base) * 1024 / data) if data and size == max(sizes) else "-"
+    print("%-18s %8d %9s %10.0f %12.0f %11.2fx %10s" % (
+        name, size, "%.2f" % seconds if seconds else "FAILED", rate, daemon, rate / daemon if daemon else 0, rss_ratio))
+print()
+print("(DAEMON/S: CreateItem into fresh collections of 32 for restore, %d calls; SearchItems + GetSecrets in batches"
+      " of 1,000 for snapshot and list. RSS/DATA: max RSS above the smallest group's run, over the bytes of the"
+      " snapshot file or JSON written.)" % floor_creates)
