@@ -58,10 +58,11 @@ public struct ProtectedDataAvailability: Sendable, Hashable, Codable {
     public init(_ accessibility: Accessibility, in state: DeviceLockState) {
         self.accessibility = accessibility
         available = state.allows(accessibility.protection)
-        reason = available ? nil : switch accessibility.protection {
-        case .untilUnlocked: "the device is locked"
-        case .untilFirstUnlock: "the device was not unlocked since it booted"
-        case .none: nil
+        switch accessibility.protection {
+        case _ where available: reason = nil
+        case .untilUnlocked: reason = "the device is locked"
+        case .untilFirstUnlock: reason = "the device was not unlocked since it booted"
+        case .none: reason = nil
         }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import KeychainStorage
-import Synchronization
 
 /// `<state>/device/protected-data.ndjson`: every protected-data event the device posted, one
 /// JSON object a line, appended by whichever process changed the lock. Watchers in other
@@ -19,15 +18,13 @@ struct ProtectedDataJournal: Sendable {
             throw .unreadable(path: url.path, reason: "cannot encode the protected-data event: \(error)")
         }
         line.append(0x0A)
-        let descriptor: Int32
+        let opened: Int32?
         do throws(PrivateFile.Failure) {
-            guard let opened = try PrivateFile.openRegular(url.path, flags: O_WRONLY | O_APPEND | O_CREAT) else {
-                throw .unreadable(path: url.path, reason: "it vanished while being created")
-            }
-            descriptor = opened
+            opened = try PrivateFile.openRegular(url.path, flags: O_WRONLY | O_APPEND | O_CREAT)
         } catch {
             throw .unreadable(path: url.path, reason: "cannot post the protected-data event: \(error.description)")
         }
+        guard let descriptor = opened else { throw .unreadable(path: url.path, reason: "it vanished while being created") }
         defer { close(descriptor) }
         let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == line.count else {
@@ -64,7 +61,7 @@ struct ProtectedDataJournal: Sendable {
 public final class ProtectedDataWatch: Sendable {
     /// The events, as the device posts them.
     public let events: AsyncStream<ProtectedDataNotification>
-    private let poller: Mutex<Task<Void, Never>?>
+    private let poller: Task<Void, Never>
 
     init(journal: ProtectedDataJournal, pollInterval: Double) {
         let start = journal.size()
@@ -81,13 +78,13 @@ public final class ProtectedDataWatch: Sendable {
             }
             continuation.finish()
         }
-        poller = Mutex(task)
+        poller = task
         continuation.onTermination = { _ in task.cancel() }
     }
 
     /// Stops watching: ``events`` ends.
     public func cancel() {
-        poller.withLock { $0?.cancel() }
+        poller.cancel()
     }
 
     deinit { cancel() }

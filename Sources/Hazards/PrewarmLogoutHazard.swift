@@ -21,12 +21,18 @@ struct PrewarmLogoutHazard {
     let variant: HazardVariant
     let device: any DeviceControl
 
-    /// What the launched app saw, filled in as it runs (an observer runs at the unlock).
+    /// What the launched app saw, filled in as it runs (its observer runs at the unlock).
     private struct Launch {
         var failedReads = 0
         var deferredReads = 0
         var signedOut = false
         var lines: [String] = []
+    }
+
+    /// The launch's record, shared with the observer the app leaves behind.
+    private final class LaunchRecord: Sendable {
+        private let state = Mutex(Launch())
+        func withLock<T: Sendable>(_ body: (inout Launch) -> T) -> T { state.withLock { body(&$0) } }
     }
 
     func run() throws -> HazardReport {
@@ -49,7 +55,7 @@ struct PrewarmLogoutHazard {
         let available = try center.isProtectedDataAvailable()
         report.step("iOS prewarms \(MicrosoftApps.mail) before the first unlock: isProtectedDataAvailable is \(available)")
 
-        let launch = Mutex(Launch())
+        let launch = LaunchRecord()
         let cache = mail.cache
         if variant == .deployable, !available {
             launch.withLock { $0.deferredReads += 1 }

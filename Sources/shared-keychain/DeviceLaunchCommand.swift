@@ -56,7 +56,7 @@ struct DeviceLaunchCommand: ReportingCommand {
         }
         let cache = try tokens.tokenCache(global, app: AppOptions.parse(["--app", bundleID]))
         let read: Result<[CachedAccount], TokenCacheError>
-        do { read = .success(try cache.accounts()) } catch { read = .failure(error) }
+        do throws(TokenCacheError) { read = .success(try cache.accounts()) } catch { read = .failure(error) }
         let launch = LaunchJSON(bundleID: bundleID, prewarmed: prewarm, state: state, waited: waited, read: read)
         if global.json {
             Output.printJSON(launch)
@@ -68,15 +68,23 @@ struct DeviceLaunchCommand: ReportingCommand {
     /// Blocks until the device posts protectedDataDidBecomeAvailable (or protected data is
     /// available already).
     private static func waitForProtectedData(_ device: Device) throws {
-        let outcome = Mutex<Result<Void, any Error>>(.success(()))
-        let finished = DispatchSemaphore(value: 0)
+        let wait = WaitOutcome()
         Task {
-            do { try await device.protectedDataDidBecomeAvailable() } catch { outcome.withLock { $0 = .failure(error) } }
-            finished.signal()
+            do { try await device.protectedDataDidBecomeAvailable() } catch { wait.fail(error) }
+            wait.finished.signal()
         }
-        finished.wait()
-        try outcome.withLock { $0 }.get()
+        wait.finished.wait()
+        if let failure = wait.failure { throw failure }
     }
+}
+
+/// How a wait run in a task ended, for the command's thread blocked on ``finished``.
+private final class WaitOutcome: Sendable {
+    let finished = DispatchSemaphore(value: 0)
+    private let error = Mutex<(any Error)?>(nil)
+
+    func fail(_ failure: any Error) { error.withLock { $0 = failure } }
+    var failure: (any Error)? { error.withLock { $0 } }
 }
 
 /// What `device launch` saw, as `--json` prints it.
