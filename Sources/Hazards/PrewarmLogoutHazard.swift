@@ -69,7 +69,7 @@ struct PrewarmLogoutHazard {
         } else if let status = try Self.readAccount(cache) {
             launch.withLock { $0.failedReads += 1; $0.signedOut = true }
             report.step("\(MicrosoftApps.mail) reads its account at launch: \(status.name) (\(status.rawValue))")
-            let signOut = Self.status { _ = try cache.remove(account: MicrosoftApps.user) }
+            let signOut = Self.status { () throws(TokenCacheError) in _ = try cache.remove(account: MicrosoftApps.user) }
             report.step("\(MicrosoftApps.mail) takes the error for 'no signed-in user' and signs out: removeAccount \(signOut.map { "fails too, \($0.name) (\($0.rawValue)), nothing can be deleted before the first unlock" } ?? "deletes its tokens"); it keeps 'signed out' in memory")
         } else {
             report.step("\(MicrosoftApps.mail) reads its account at launch: \(MicrosoftApps.user), signed in")
@@ -92,7 +92,7 @@ struct PrewarmLogoutHazard {
             prompts += 1
             report.step("the user opens \(MicrosoftApps.mail): the prewarmed process is still 'signed out'; its sign-in screen clears the leftover tokens (removeAccount: \(deleted) deleted) and asks \(MicrosoftApps.user) to sign in again")
         }
-        let silent = Self.status { _ = try cache.acquireTokenSilent(account: MicrosoftApps.user, scopes: TokenCache.defaultScopes) }
+        let silent = Self.status { () throws(TokenCacheError) in _ = try cache.acquireTokenSilent(account: MicrosoftApps.user, scopes: TokenCache.defaultScopes) }
         report.step("\(MicrosoftApps.mail) asks for a token silently after the first unlock: \(silent.map { "\($0.name) (\($0.rawValue)): the user must sign in again" } ?? "ok, still signed in")")
         let after = try suite.items(in: group)
 

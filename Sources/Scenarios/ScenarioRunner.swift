@@ -145,7 +145,8 @@ private final class Run: Sendable {
             self.app(app).stop(job: job)
             control(step: scenario.steps.count, app: app, operation: "stop \(job) (end of scenario)", note: jobs.tally(job).description)
         }
-        for (number, launch) in waitingLaunches.withLock({ $0 }) {
+        let stillWaiting = waitingLaunches.withLock { waiting -> [(step: Int, launch: LaunchStep)] in waiting }
+        for (number, launch) in stillWaiting {
             verdict(ScenarioVerdict(
                 step: number, subject: "\(launch.app) \(launch.description)", expected: launch.expect?.description ?? "ok",
                 observed: "still waiting: the device never posted protectedDataDidBecomeAvailable", passed: false))
@@ -205,7 +206,12 @@ private final class Run: Sendable {
             guard let posted else { return }
             control(step: number, app: "*", operation: posted.rawValue, note: nil)
             guard posted == .didBecomeAvailable else { return }
-            for (_, launch) in waitingLaunches.withLock({ waiting in defer { waiting.removeAll() }; return waiting }) {
+            let due = waitingLaunches.withLock { waiting -> [LaunchStep] in
+                let due = waiting.map(\.launch)
+                waiting.removeAll()
+                return due
+            }
+            for launch in due {
                 judge(launch.read, outcome: operate(launch.read, number: number), number: number)
             }
         case .launch(let launch):

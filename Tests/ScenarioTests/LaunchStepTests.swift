@@ -42,7 +42,7 @@ struct LaunchStepTests {
         #expect(launches.map(\.prewarm) == [true, true] && launches.map(\.waitsForProtectedData) == [false, true])
         let device = MemoryDevice()
         let report = try ScenarioRunner(scenario: scenario, store: device.store(), device: device).run(launcher: .inProcess)
-        #expect(report.verdicts.allSatisfy(\.passed), "\(report.verdicts)")
+        #expect(report.verdicts.allSatisfy { $0.passed }, "\(report.verdicts)")
         #expect(report.verdicts.map(\.step) == [3, 5, 6])
         // The waiting launch's read is judged at the unlock (step 5), after the notification.
         let operations = report.timeline.map(\.operation)
