@@ -21,9 +21,15 @@ extension Device {
         try lockStateFile.read()
     }
 
-    /// Records `state`, replacing the file atomically (0600, in a 0700 directory).
+    /// Records `state`, replacing the file atomically (0600, in a 0700 directory), and posts the
+    /// protected-data event the change makes (``ProtectedDataEvent``) for every watcher.
     public func setLockState(_ state: DeviceLockState) throws(DeviceError) {
+        // An unreadable old state is taken as locked: unlocking it posts didBecomeAvailable.
+        let previous = (try? lockState()) ?? DeviceLockState(locked: true, unlockedSinceBoot: false)
         try lockStateFile.write(state)
+        if let event = ProtectedDataEvent(from: previous, to: state) {
+            try protectedDataJournal.post(ProtectedDataNotification(event: event, time: Date(), state: state))
+        }
     }
 
     /// What stores ask before each operation: the file's state, read again only when it

@@ -34,6 +34,9 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     /// Two family apps' first sign-ins race on the family refresh token: one app's save ends
     /// part-way (MSAL's `saveData`: one update, one add), and it gets its token all the same.
     case firstSignInRace = "first-sign-in-race"
+    /// A launch before the first unlock reads -25308, takes it for "signed out" and signs the
+    /// user out once the phone is unlocked.
+    case prewarmLogout = "prewarm-logout"
 
     /// The name (`wipe-all`).
     public var description: String { rawValue }
@@ -63,6 +66,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             "MSAL keeps one broker key per sharing group: one app deleting it leaves every app waiting for the broker unable to decrypt its answer"
         case .firstSignInRace:
             "two family apps sign one user in for the first time at once: one app's add of the family token loses (errSecDuplicateItem), its save stops there, and it gets its token with part of its response unwritten"
+        case .prewarmLogout:
+            "an app prewarmed before the first unlock reads -25308, takes it for 'signed out', and after the first unlock deletes its tokens and asks the user to sign in again"
         }
     }
 
@@ -101,6 +106,8 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
             [HazardMitigation("per-app access groups: each app's broker key in its own group", .deployable)]
         case .firstSignInRace:
             [HazardMitigation("one forced silent refresh after a first sign-in: the family token's response writes every item the race left out", .deployable)]
+        case .prewarmLogout:
+            [HazardMitigation("check isProtectedDataAvailable before reading the keychain; when false, wait for protectedDataDidBecomeAvailable; never take -25308 for 'signed out'", .deployable)]
         }
     }
 
@@ -122,7 +129,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
     }
 
     /// Whether the hazard locks and unlocks the device (and so needs a ``DeviceControl``).
-    public var needsDevice: Bool { self == .lockedDevice }
+    public var needsDevice: Bool { self == .lockedDevice || self == .prewarmLogout }
 
     /// Runs the hazard on `store`.
     /// - Parameters:
@@ -153,6 +160,7 @@ public enum Hazard: String, Sendable, CaseIterable, Codable, CustomStringConvert
         case .brokerSpoof: try BrokerSpoofHazard(store: store, mitigated: variant != .unmitigated).run()
         case .brokerKeyDelete: try BrokerKeyDeleteHazard(store: store, mitigated: variant != .unmitigated).run()
         case .firstSignInRace: try FirstSignInRaceHazard(store: store, variant: variant).run()
+        case .prewarmLogout: try PrewarmLogoutHazard(store: store, variant: variant, device: required(device)).run()
         }
     }
 

@@ -172,6 +172,7 @@ extension ScenarioStep {
         case .operation(let step): [step.app]
         case .concurrent(let steps): steps.map(\.app)
         case .background(let job): [job.app]
+        case .launch(let launch): [launch.app]
         case .wait, .stop, .advanceClock, .device: []
         }
     }
@@ -254,7 +255,7 @@ struct ScenarioValidator {
                 }
             case .stop(let name, _):
                 guard running.removeValue(forKey: name) != nil else { throw invalid(number, notRunning(name, started: started)) }
-            case .advanceClock, .device:
+            case .advanceClock, .device, .launch:
                 break
             }
         }

@@ -44,6 +44,9 @@ public struct ScenarioRunner: Sendable {
         launcher: AppLauncher, onEvent: @escaping @Sendable (TimelineEvent) -> Void = { _ in }
     ) throws(ScenarioError) -> ScenarioReport {
         for (index, step) in scenario.steps.enumerated() {
+            if case .launch = step, device == nil {
+                throw .invalidStep(path: scenario.file.path, step: index + 1, reason: "launch steps need a device: run the scenario with the CLI (its state directory is the device)")
+            }
             guard case .device(let action) = step else { continue }
             guard let device else {
                 throw .invalidStep(path: scenario.file.path, step: index + 1, reason: "device steps need a device: run the scenario with the CLI (its state directory is the device)")
@@ -116,6 +119,8 @@ private final class Run: Sendable {
     private let events = Mutex<[TimelineEvent]>([])
     private let judged = Mutex<[ScenarioVerdict]>([])
     private let jobApps = Mutex<[String: String]>([:])
+    /// Launches waiting for protectedDataDidBecomeAvailable, with their step numbers.
+    private let waitingLaunches = Mutex<[(step: Int, launch: LaunchStep)]>([])
 
     init(
         scenario: Scenario, apps: [String: any ScenarioApp], device: (any DeviceControl)?,
@@ -139,6 +144,12 @@ private final class Run: Sendable {
         for (job, app) in jobApps.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             self.app(app).stop(job: job)
             control(step: scenario.steps.count, app: app, operation: "stop \(job) (end of scenario)", note: jobs.tally(job).description)
+        }
+        let stillWaiting = waitingLaunches.withLock { waiting -> [(step: Int, launch: LaunchStep)] in waiting }
+        for (number, launch) in stillWaiting {
+            verdict(ScenarioVerdict(
+                step: number, subject: "\(launch.app) \(launch.description)", expected: launch.expect?.description ?? "ok",
+                observed: "still waiting: the device never posted protectedDataDidBecomeAvailable", passed: false))
         }
     }
 
@@ -184,11 +195,50 @@ private final class Run: Sendable {
             control(step: number, app: "*", operation: "advance clock \(duration)", note: nil)
         case .device(let action):
             guard let device else { return }
+            let posted: ProtectedDataEvent?
             do {
+                let before = try device.lockState()
                 control(step: number, app: "*", operation: "device \(action)", note: try device.perform(action))
+                posted = ProtectedDataEvent(from: before, to: try device.lockState())
             } catch {
                 throw .appFailed(app: "device", reason: "\(action) failed: \(String(describing: error))")
             }
+            guard let posted else { return }
+            control(step: number, app: "*", operation: posted.rawValue, note: nil)
+            guard posted == .didBecomeAvailable else { return }
+            let due = waitingLaunches.withLock { waiting -> [LaunchStep] in
+                let due = waiting.map(\.launch)
+                waiting.removeAll()
+                return due
+            }
+            for launch in due {
+                judge(launch.read, outcome: operate(launch.read, number: number), number: number)
+            }
+        case .launch(let launch):
+            try perform(launch, number: number)
+        }
+    }
+
+    /// Launches an app: its read now, or, when it waits for protected data that is not
+    /// available, at the device step that posts protectedDataDidBecomeAvailable.
+    private func perform(_ launch: LaunchStep, number: Int) throws(ScenarioError) {
+        guard let device else { return }
+        let state: DeviceLockState
+        do { state = try device.lockState() } catch {
+            throw .appFailed(app: "device", reason: "cannot read the lock state: \(String(describing: error))")
+        }
+        guard launch.prewarm || !state.locked else {
+            throw .invalidStep(path: scenario.file.path, step: number, reason: "the user cannot open \(launch.app) on a locked device: unlock it first (device: unlock), or launch it as iOS does ahead of use (prewarm: true)")
+        }
+        let when = state.isBeforeFirstUnlock ? ", before the first unlock" : ""
+        let waits = launch.waitsForProtectedData && !state.isProtectedDataAvailable
+        control(
+            step: number, app: launch.app, operation: launch.description,
+            note: "isProtectedDataAvailable \(state.isProtectedDataAvailable)\(when)" + (waits ? "; reads nothing until protectedDataDidBecomeAvailable" : ""))
+        if waits {
+            waitingLaunches.withLock { $0.append((number, launch)) }
+        } else {
+            judge(launch.read, outcome: operate(launch.read, number: number), number: number)
         }
     }
 

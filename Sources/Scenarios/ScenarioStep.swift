@@ -11,6 +11,8 @@ import SharedKeychain
 /// | waiting | `wait: 200ms`, or `wait: {job: NAME, runs: N}` |
 /// | ending a job | `stop: NAME`, `expect: {runs, ok, failed}` |
 /// | moving every app's clock | `advance-clock: 2h` |
+/// | the device | `device: lock`, `unlock`, `reboot`, `kill-daemon`, ... |
+/// | launching an app | `launch: {app, prewarm, wait-for-protected-data}`, `expect` (``LaunchStep``) |
 public enum ScenarioStep: Sendable, Hashable, Decodable {
     case operation(OperationStep)
     case concurrent([OperationStep])
@@ -21,8 +23,10 @@ public enum ScenarioStep: Sendable, Hashable, Decodable {
     case advanceClock(WrittenDuration)
     /// Locks, unlocks or reboots the device, or kills, stops or resumes the keyring's daemon.
     case device(DeviceAction)
+    /// Launches an app, prewarmed by iOS or opened by the user; it reads its accounts.
+    case launch(LaunchStep)
 
-    static let kinds = ["do", "concurrent", "background", "wait", "stop", "advance-clock", "device"]
+    static let kinds = ["do", "concurrent", "background", "wait", "stop", "advance-clock", "device", "launch"]
 
     /// Reads a step by the keys it has.
     public init(from decoder: any Decoder) throws {
@@ -55,6 +59,8 @@ public enum ScenarioStep: Sendable, Hashable, Decodable {
                 throw container.failure("device", "unknown device action '\(name)'; one of \(DeviceAction.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             self = .device(action)
+        } else if container.has("launch") {
+            self = .launch(try LaunchStep(from: container))
         } else if container.has("advance-clock") {
             try container.rejectUnknownKeys(allowed: ["advance-clock"], in: "an advance-clock step")
             self = .advanceClock(try container.decode(WrittenDuration.self, "advance-clock"))

@@ -31,6 +31,9 @@ public protocol DeviceControl: Sendable {
     func refusal(of action: DeviceAction) -> String?
     /// Does `action`; returns what it did, for the run's timeline (`the device is locked`).
     func perform(_ action: DeviceAction) throws -> String
+    /// The lock state now: what an app's `isProtectedDataAvailable` reads
+    /// (``ProtectedDataCenter``).
+    func lockState() throws -> DeviceLockState
 }
 
 /// A state directory's device on the keyring its apps use: its lock as ``Device/lock(keyring:timeout:logger:)``,
@@ -52,6 +55,10 @@ public struct KeyringDevice: DeviceControl {
     /// Puts the device back in `state`, as a run that locked it found it.
     public func setLock(_ state: DeviceLockState) throws {
         try device.setLock(state, keyring: keyring, timeout: timeout, logger: logger)
+    }
+
+    public func lockState() throws -> DeviceLockState {
+        try device.lockState()
     }
 
     public func refusal(of action: DeviceAction) -> String? {

@@ -13,7 +13,7 @@ struct DeviceCommand: ParsableCommand {
         subcommands: [
             DeviceInstallCommand.self, DeviceAppsCommand.self, DeviceUninstallCommand.self,
             DeviceLockCommand.self, DeviceUnlockCommand.self, DeviceRebootCommand.self, DeviceStatusCommand.self, DeviceAuthenticationCommand.self,
-            DeviceInstallBrokerCommand.self,
+            DeviceInstallBrokerCommand.self, DeviceLaunchCommand.self,
         ]
     )
 }
@@ -98,7 +98,19 @@ private func printLockState(_ state: DeviceLockState, _ global: some CommandOpti
     Output.standardOutput.write(
         "device: \(state.locked ? "locked" : "unlocked"), \(state.unlockedSinceBoot ? "unlocked since boot" : "not unlocked since boot")\n"
             + "items out of reach: \(locked.isEmpty ? "none" : locked.joined(separator: "; "))\n"
+            + protectedDataLines(state)
             + "authentication: \(authentication.rawValue) (items whose access control asks the user: \(authentication.outcome))\n")
+}
+
+/// `protected data: unavailable (...)` and one line per accessibility class.
+private func protectedDataLines(_ state: DeviceLockState) -> String {
+    let summary = state.isProtectedDataAvailable
+        ? "available (isProtectedDataAvailable true; `device lock` posts protectedDataWillBecomeUnavailable)"
+        : "unavailable (isProtectedDataAvailable false; `device unlock` posts protectedDataDidBecomeAvailable)"
+    let classes = state.protectedDataAvailability.map { entry in
+        "  \(entry.accessibility.rawValue): \(entry.available ? "available" : "unavailable, \(entry.reason ?? "")")\n"
+    }
+    return "protected data: \(summary)\n" + classes.joined()
 }
 
 extension AuthenticationDecision: ExpressibleByArgument {
@@ -117,12 +129,18 @@ private struct DeviceStatusJSON: Encodable {
     let unlockedSinceBoot: Bool
     let inaccessibleClasses: [String]
     let authentication: AuthenticationDecision
+    /// `isProtectedDataAvailable`.
+    let protectedDataAvailable: Bool
+    /// Every accessibility class: whether it is available, and why not.
+    let protectedData: [ProtectedDataAvailability]
 
     init(_ state: DeviceLockState, authentication: AuthenticationDecision) {
         self.authentication = authentication
         locked = state.locked
         unlockedSinceBoot = state.unlockedSinceBoot
         inaccessibleClasses = Accessibility.allCases.filter { !state.allows($0.protection) }.map(\.rawValue)
+        protectedDataAvailable = state.isProtectedDataAvailable
+        protectedData = state.protectedDataAvailability
     }
 }
 
@@ -167,7 +185,7 @@ struct DeviceRebootCommand: ReportingCommand {
 
 struct DeviceStatusCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show whether the device is locked, unlocked since boot, and which items are out of reach.")
+        commandName: "status", abstract: "Show whether the device is locked, unlocked since boot, which items are out of reach, and whether protected data is available per accessibility class.")
 
     @OptionGroup(title: "Output") var global: BasicOptions
 

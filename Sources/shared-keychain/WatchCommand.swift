@@ -1,4 +1,5 @@
 import ArgumentParser
+import Device
 import Dispatch
 import Foundation
 import SharedKeychain
@@ -27,6 +28,14 @@ struct WatchCommand: ReportingCommand {
             ABCDE12345.com.microsoft.adalcache (3 items); Ctrl-C to stop`: scripts wait \
             for that line before acting. It runs until --count events were printed, \
             --for seconds passed, or SIGINT/SIGTERM (exit status 0 in every case).
+
+            With --protected-data the device's protected-data notifications are printed \
+            too, as the app would observe them: protectedDataWillBecomeUnavailable when \
+            the device locks (`device lock`, `device reboot` of an unlocked device) and \
+            protectedDataDidBecomeAvailable when it unlocks, from any process. A text line \
+            is the time, the notification's name and the lock state it left; a JSON line \
+            has the keys time, kind (the name), locked and unlockedSinceBoot. They count \
+            towards --count.
             """
     )
 
@@ -34,6 +43,9 @@ struct WatchCommand: ReportingCommand {
 
     @Option(help: ArgumentHelp("Only this access group. Default: all the app's groups.", valueName: "group"))
     var group: String?
+
+    @Flag(name: .customLong("protected-data"), help: "Also print the device's protectedDataWillBecomeUnavailable and protectedDataDidBecomeAvailable notifications.")
+    var protectedData = false
 
     @Option(help: ArgumentHelp("Exit after printing this many events.", valueName: "n"))
     var count: Int?
@@ -57,34 +69,38 @@ struct WatchCommand: ReportingCommand {
         let keychain = try app.keychain(global)
         let watch = try keychain.watch(group: group)
         defer { watch.cancel() }
+        let deviceWatch = protectedData ? global.device.protectedDataEvents() : nil
+        defer { deviceWatch?.cancel() }
 
         // SIGINT and SIGTERM stop the watch; the events seen so far are printed, then exit 0.
         let signals = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { watch.cancel() }
+            source.setEventHandler { watch.cancel(); deviceWatch?.cancel() }
             source.resume()
             return source
         }
         defer { signals.forEach { $0.cancel() } }
         if let duration {
-            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { watch.cancel() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { watch.cancel(); deviceWatch?.cancel() }
         }
 
         Output.standardError.write(readyLine(watch) + "\n")
         let printer = EventPrinter(json: global.json)
         let finished = DispatchSemaphore(value: 0)
+        let lines = WatchedLines(items: watch, device: deviceWatch)
         Task { [count] in
             var printed = 0
-            for await event in watch.events {
+            for await line in lines.stream {
                 // A reader that went away (`| head -1`) ends the watch.
-                guard printer.print(event) else { break }
+                guard printer.print(line) else { break }
                 printed += 1
                 if let count, printed >= count { break }
             }
             finished.signal()
         }
         finished.wait()
+        lines.cancel()
     }
 
     /// `watching G (3 items); stops after 5 events; Ctrl-C to stop`, on standard error.
@@ -107,14 +123,26 @@ private struct EventPrinter: Sendable {
     private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// Writes one line; false when standard output is gone.
-    func print(_ event: ItemEvent) -> Bool {
-        let time = event.time.formatted(Self.timeFormat)
+    func print(_ watched: WatchedLine) -> Bool {
         let line: String
-        if json {
-            line = Output.json(EventJSON(event, time: time), pretty: false)
-        } else {
-            let shown = [event.group, AttributeBytes.shown(event.account), AttributeBytes.shown(event.service), event.addedBy ?? "-"]
-            line = ([time, event.kind.rawValue] + shown.map { DisplayText($0).description }).joined(separator: "  ")
+        switch watched {
+        case .item(let event):
+            let time = event.time.formatted(Self.timeFormat)
+            if json {
+                line = Output.json(EventJSON(event, time: time), pretty: false)
+            } else {
+                let shown = [event.group, AttributeBytes.shown(event.account), AttributeBytes.shown(event.service), event.addedBy ?? "-"]
+                line = ([time, event.kind.rawValue] + shown.map { DisplayText($0).description }).joined(separator: "  ")
+            }
+        case .protectedData(let notification):
+            let time = notification.time.formatted(Self.timeFormat)
+            let state = notification.state
+            if json {
+                line = Output.json(ProtectedDataEventJSON(time: time, kind: notification.event.rawValue, locked: state.locked, unlockedSinceBoot: state.unlockedSinceBoot), pretty: false)
+            } else {
+                let lock = "device \(state.locked ? "locked" : "unlocked"), \(state.unlockedSinceBoot ? "unlocked since boot" : "not unlocked since boot")"
+                line = [time, notification.event.rawValue, lock].joined(separator: "  ")
+            }
         }
         do {
             try FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
@@ -157,4 +185,44 @@ private struct EventJSON: Encodable {
         try container.encode(service, forKey: .service)
         try container.encode(addedBy, forKey: .addedBy)
     }
+}
+
+/// One protected-data notification in `--json` output.
+private struct ProtectedDataEventJSON: Encodable {
+    let time: String
+    let kind: String
+    let locked: Bool
+    let unlockedSinceBoot: Bool
+}
+
+/// What `watch` prints: an item's event or a protected-data notification.
+enum WatchedLine: Sendable {
+    case item(ItemEvent)
+    case protectedData(ProtectedDataNotification)
+}
+
+/// The item events and (with `--protected-data`) the device's notifications, in one stream in
+/// the order they arrive.
+private final class WatchedLines: Sendable {
+    let stream: AsyncStream<WatchedLine>
+    private let feeders: [Task<Void, Never>]
+
+    init(items: ItemWatch, device: ProtectedDataWatch?) {
+        let (stream, continuation) = AsyncStream.makeStream(of: WatchedLine.self)
+        self.stream = stream
+        let itemFeeder = Task {
+            for await event in items.events { continuation.yield(.item(event)) }
+            continuation.finish()
+        }
+        var feeders = [itemFeeder]
+        if let device {
+            feeders.append(Task {
+                for await notification in device.events { continuation.yield(.protectedData(notification)) }
+            })
+        }
+        self.feeders = feeders
+    }
+
+    /// Stops both feeders.
+    func cancel() { feeders.forEach { $0.cancel() } }
 }

@@ -139,6 +139,11 @@ final class WatchProcess {
         return try #require(text.split(separator: "\n").map(String.init).first { $0.hasPrefix("watching ") }, "\(text)")
     }
 
+    /// Standard error so far, once it contains `fragment` (or the process closed it).
+    func waitForStandardError(containing fragment: String, within seconds: Double = 60) throws -> String {
+        try standardError.wait(within: seconds, what: "'\(fragment)' on standard error") { $0.contains(fragment) || $0.contains("error") }
+    }
+
     /// The first output line containing `fragment`.
     func waitForOutput(containing fragment: String, within seconds: Double = 30) throws -> String {
         let text = try standardOutput.wait(within: seconds, what: "an event naming '\(fragment)'") { text in

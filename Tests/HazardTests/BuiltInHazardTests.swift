@@ -317,6 +317,7 @@ final class TestDevice: DeviceControl {
         return "\(action)"
     }
     var current: DeviceLockState { state.withLock { $0.current } }
+    func lockState() -> DeviceLockState { current }
     var history: [DeviceLockState] { state.withLock { $0.history } }
 
     /// A store on `backend` that obeys this device.

@@ -30,6 +30,7 @@ struct ScenarioRunnerTests {
             [.lock, .unlock, .reboot].contains(action) ? nil : "no daemon here"
         }
         func perform(_ action: DeviceAction) throws -> String { "did \(action)" }
+        func lockState() -> DeviceLockState { .unlocked }
     }
 
     @Test("a device that cannot do a step refuses the scenario before it starts, naming the step")
