@@ -254,7 +254,7 @@ struct SecItemKeychain: KeychainAPI {
     }
 
     static func item(_ values: [String: Any]) throws(KeychainError) -> KeychainItem {
-        let isInternet = values[kSecClass as String] as? String == kSecClassInternetPassword
+        let isInternet = values[kSecClass as String] as? String == kSecClassInternetPassword as String
         var internet: InternetAttributes?
         if isInternet {
             internet = InternetAttributes(
