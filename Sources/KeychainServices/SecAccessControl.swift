@@ -8,7 +8,11 @@ public typealias SecAccessControlCreateFlags = AccessControlFlags
 /// `SecAccessControl`: an item's protection class and what it asks for when used. An add with
 /// `kSecAttrAccessControl` gives the item this protection class as its accessibility, so the
 /// device's lock applies to it as to `kSecAttrAccessible`.
-public final class SecAccessControl: Sendable, CustomStringConvertible {
+///
+/// A class, as Apple's Core Foundation type is, and `Hashable` as every Core Foundation type is
+/// (`CFEqual`): two access controls of the same protection and flags are equal, so code keeps
+/// one in a `[String: AnyHashable]` query.
+public final class SecAccessControl: Hashable, Sendable, CustomStringConvertible {
     /// The protection class, as `kSecAttrAccessible` would give it.
     public let protection: Accessibility
     public let flags: SecAccessControlCreateFlags
@@ -18,8 +22,20 @@ public final class SecAccessControl: Sendable, CustomStringConvertible {
         self.flags = flags
     }
 
+    public static func == (lhs: SecAccessControl, rhs: SecAccessControl) -> Bool {
+        lhs.protection == rhs.protection && lhs.flags == rhs.flags
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(protection)
+        hasher.combine(flags)
+    }
+
     public var description: String { "SecAccessControl(\(protection.rawValue), flags: \(flags.rawValue))" }
 }
+
+/// The type identifier of every ``SecAccessControl``, as ``CFGetTypeID(_:)`` gives it.
+public func SecAccessControlGetTypeID() -> CFTypeID { 301 }
 
 /// Makes an access control of `protection` (a `kSecAttrAccessible...` value) and `flags`; nil,
 /// with `error` set (NSOSStatusErrorDomain, errSecParam), for a protection that is not one of

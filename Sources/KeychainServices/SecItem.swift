@@ -111,7 +111,7 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     case errSecDecode: "Unable to decode the provided data."
     case errSecMissingEntitlement: "A required entitlement isn't present."
     case KeychainStatus.versionConflict.rawValue: "The item changed since it was read (SharedKeychain's errSKVersionConflict)."
-    default: "OSStatus \(status)"
+    default: "OSStatus \(status)" as CFString
     }
 }
 

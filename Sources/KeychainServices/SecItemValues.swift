@@ -97,7 +97,7 @@ extension SecItemRequest {
             kSecAttrIsInvisible: "kSecAttrIsInvisible", kSecAttrIsNegative: "kSecAttrIsNegative",
             kSecMatchCaseInsensitive: "kSecMatchCaseInsensitive",
         ]
-        return names[key] ?? key
+        return names[key as CFString] ?? key
     }
 }
 

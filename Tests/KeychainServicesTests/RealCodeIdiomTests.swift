@@ -102,7 +102,7 @@ struct RealCodeIdiomTests {
             var result: CFTypeRef?
             let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "guarded", kSecReturnAttributes as String: true]
             #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
-            #expect((result as? [String: Any])?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly)
+            #expect((result as? [String: Any])?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String)
         }
         // A protection that is not Apple's: nil, with a CFError that says why.
         #expect(SecAccessControlCreateWithFlags(kCFAllocatorDefault, "sometimes", [], &error) == nil)
@@ -124,7 +124,7 @@ struct RealCodeIdiomTests {
             kSecAttrProtocolNNTPS, kSecAttrProtocolLDAPS, kSecAttrProtocolTelnetS, kSecAttrProtocolIMAPS, kSecAttrProtocolIRCS,
             kSecAttrProtocolPOP3S,
         ]
-        #expect(protocols.count == 31 && Set(protocols).count == 31 && protocols.allSatisfy { $0.utf8.count == 4 })
+        #expect(protocols.count == 31 && Set(protocols).count == 31 && protocols.allSatisfy { ($0 as String).utf8.count == 4 })
         #expect(kSecAttrProtocolHTTPS == "htps" && kSecAttrProtocolSSH == "ssh ")
         let authentication = [
             kSecAttrAuthenticationTypeNTLM, kSecAttrAuthenticationTypeMSN, kSecAttrAuthenticationTypeDPA, kSecAttrAuthenticationTypeRPA,

@@ -64,7 +64,7 @@ struct SecItemKeyShapeTests {
                 #expect(result as? Data == Data(secret.utf8))
             }
             // A reference of the first format (no flag) still finds the item, in both flavours.
-            let old = try? JSONEncoder().encode([kSecClassGenericPassword, apps.shared, "a", "svc"])
+            let old = try? JSONEncoder().encode([kSecClassGenericPassword as String, apps.shared, "a", "svc"])
             let any: [String: Any] = [
                 kSecClass as String: kSecClassGenericPassword, kSecValuePersistentRef as String: old ?? Data(), kSecMatchLimit as String: kSecMatchLimitAll,
                 kSecReturnData as String: true,
@@ -91,9 +91,9 @@ struct SecItemKeyShapeTests {
             var result: CFTypeRef?
             #expect(SecItemAdd(add as CFDictionary, &result) == errSecSuccess)
             let values = result as? [String: Any] ?? [:]
-            #expect(values[kSecClass as String] as? String == kSecClassInternetPassword)
+            #expect(values[kSecClass as String] as? String == kSecClassInternetPassword as String)
             #expect(values[kSecAttrServer as String] as? String == "example.com")
-            #expect(values[kSecAttrProtocol as String] as? String == kSecAttrProtocolHTTPS)
+            #expect(values[kSecAttrProtocol as String] as? String == kSecAttrProtocolHTTPS as String)
             #expect((values[kSecAttrPort as String] as? NSNumber)?.intValue == 443)
             #expect(values[kSecAttrPath as String] as? String == "")
             #expect(values[kSecAttrService as String] == nil)

@@ -87,7 +87,7 @@ struct SecItemSemanticsTests {
             #expect(two?.first?[kSecValueData as String] == nil)
             #expect((two?.first?[kSecAttrType as String] as? NSNumber)?.intValue == 7)
             #expect(two?.first?[kSecAttrCreationDate as String] is Date)
-            #expect(two?.first?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked)
+            #expect(two?.first?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked as String)
             // Not found leaves the result alone.
             result = nil
             #expect(SecItemCopyMatching(with([kSecAttrAccount as String: "zzz", kSecReturnData as String: true]) as CFDictionary, &result) == errSecItemNotFound)

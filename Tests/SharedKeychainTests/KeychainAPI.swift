@@ -239,10 +239,10 @@ struct SecItemKeychain: KeychainAPI {
         case .missingEntitlement: throw .missingEntitlement(group: group ?? "", app: app.bundleID, entitled: app.accessGroupNames)
         case .itemNotFound: throw .itemNotFound(query: what)
         case .duplicateItem: throw .duplicateItem(PrimaryKey(group: group ?? "", account: "", service: ""))
-        case .param: throw .invalidParameter(SecCopyErrorMessageString(status, nil) ?? "")
+        case .param: throw .invalidParameter((SecCopyErrorMessageString(status, nil) as String?) ?? "")
         case .authFailed, .userCanceled, .interactionNotAllowed:
-            throw .authentication(KeychainStatus(rawValue: status) ?? .authFailed, SecCopyErrorMessageString(status, nil) ?? "")
-        default: throw .storage(.backend(domain: "OSStatus", code: Int(status), message: SecCopyErrorMessageString(status, nil) ?? ""))
+            throw .authentication(KeychainStatus(rawValue: status) ?? .authFailed, (SecCopyErrorMessageString(status, nil) as String?) ?? "")
+        default: throw .storage(.backend(domain: "OSStatus", code: Int(status), message: (SecCopyErrorMessageString(status, nil) as String?) ?? ""))
         }
     }
 
@@ -254,7 +254,7 @@ struct SecItemKeychain: KeychainAPI {
     }
 
     static func item(_ values: [String: Any]) throws(KeychainError) -> KeychainItem {
-        let isInternet = values[kSecClass as String] as? String == kSecClassInternetPassword
+        let isInternet = values[kSecClass as String] as? String == kSecClassInternetPassword as String
         var internet: InternetAttributes?
         if isInternet {
             internet = InternetAttributes(

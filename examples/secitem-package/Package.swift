@@ -8,13 +8,30 @@ import PackageDescription
 let sharedKeychain = Context.packageDirectory + "/../.."
 let sharedKeychainName = String(Context.packageDirectory.split(separator: "/").dropLast(2).last ?? "SharedKeychain")
 
+let security = Target.Dependency.product(name: "Security", package: sharedKeychainName)
+
 let package = Package(
     name: "ContosoTokens",
     platforms: [.macOS(.v15), .iOS(.v17)],
     dependencies: [.package(path: sharedKeychain)],
     targets: [
-        .target(name: "ContosoTokens", dependencies: [.product(name: "Security", package: sharedKeychainName)]),
-        .testTarget(name: "ContosoTokensTests", dependencies: ["ContosoTokens", .product(name: "Security", package: sharedKeychainName)]),
+        .target(name: "ContosoTokens", dependencies: [security]),
+        .testTarget(name: "ContosoTokensTests", dependencies: ["ContosoTokens", security]),
+        // SecItem code in every idiom Apple's documentation and the common wrappers use, once in
+        // Swift 6 mode and once, the same file, in Swift 5 mode.
+        .testTarget(name: "KeychainIdiomTests", dependencies: [security]),
+        .testTarget(name: "KeychainIdiomTests5", dependencies: [security], swiftSettings: [.swiftLanguageMode(.v5)]),
+        // Real keychain code vendored unchanged (see each directory's README.md): Apple's
+        // GenericKeychain sample in both modes, SwiftKeychainWrapper in Swift 5 mode (Swift 6
+        // rejects its global and static mutable state, as it does on Apple's platforms).
+        .target(name: "GenericKeychain", dependencies: [security], exclude: ["LICENSE.txt", "README.md"]),
+        .target(
+            name: "GenericKeychain5", dependencies: [security], exclude: ["LICENSE.txt", "README.md"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .target(
+            name: "SwiftKeychainWrapper", dependencies: [security], exclude: ["LICENSE", "README.md"],
+            swiftSettings: [.swiftLanguageMode(.v5)]),
+        .testTarget(name: "VendoredCodeTests", dependencies: ["GenericKeychain", "GenericKeychain5", "SwiftKeychainWrapper", security]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,1 @@
+../GenericKeychain/ExportSecurity.swift

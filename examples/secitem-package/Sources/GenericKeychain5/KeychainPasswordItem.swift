@@ -1,0 +1,1 @@
+../GenericKeychain/KeychainPasswordItem.swift

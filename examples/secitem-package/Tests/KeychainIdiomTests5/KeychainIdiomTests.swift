@@ -1,0 +1,1 @@
+../KeychainIdiomTests/KeychainIdiomTests.swift
