@@ -11,9 +11,10 @@ struct SuiteCommand: ParsableCommand {
             bundle ID, team, client ID, redirect URI, keychain sharing group, broker use, and its \
             entitlements and Info.plist (paths to real plists, or inline). `suite init` writes an \
             example; `suite check` applies the rules for cross-app sign-in to it; `suite blast-radius` \
-            shows which app can destroy which other app's sign-in, and by which call.
+            shows which app can destroy which other app's sign-in, and by which call; `suite intune-check` \
+            looks up a user's token where an app's Intune App SDK reads it.
             """,
-        subcommands: [SuiteInitCommand.self, SuiteCheckCommand.self, SuiteBlastRadiusCommand.self]
+        subcommands: [SuiteInitCommand.self, SuiteCheckCommand.self, SuiteBlastRadiusCommand.self, SuiteIntuneCheckCommand.self]
     )
 }
 
