@@ -64,10 +64,7 @@ struct IntuneSuiteTests {
 
     @Test func intuneTrueReadsTheDefaultGroupWhichTheSharedGroupSuiteUses() throws {
         // The apps share com.microsoft.adalcache: Intune finds MSAL's cache there, no override needed.
-        let shared = Fixture.app(Self.calendar)
-        let calendar = SuiteApp(
-            bundleID: shared.bundleID, teamID: shared.teamID, clientID: shared.clientID, redirectURI: shared.redirectURI,
-            keychainGroup: shared.keychainGroup, entitlements: shared.entitlements, infoPlist: shared.infoPlist, intune: IntuneSettings())
+        let calendar = Fixture.app(Self.calendar, intune: IntuneSettings())
         let passing = SuiteChecker.check(try Fixture.suite([Self.calendar: calendar]))
         #expect(passing.findings(.intuneCacheGroup).isEmpty, "\(passing.findings)")
 
@@ -161,10 +158,7 @@ struct IntuneSuiteTests {
     // MARK: blast radius
 
     @Test func inASharedGroupEveryOtherAppCanBreakEnrolment() throws {
-        let base = Fixture.app(Self.calendar)
-        let calendar = SuiteApp(
-            bundleID: base.bundleID, teamID: base.teamID, clientID: base.clientID, redirectURI: base.redirectURI,
-            keychainGroup: base.keychainGroup, entitlements: base.entitlements, infoPlist: base.infoPlist, intune: IntuneSettings())
+        let calendar = Fixture.app(Self.calendar, intune: IntuneSettings())
         let radius = try BlastRadius(Fixture.suite([Self.calendar: calendar]))
         #expect(radius.intuneReaders == [.init(bundleID: Self.calendar, group: "ABCDE12345.com.microsoft.adalcache", readsTheCache: true)])
         let exposures = radius.intuneExposures
