@@ -172,9 +172,10 @@ extension BlastRadius: Encodable {
     /// `{"manifest", "suite", "apps": [{"app", "name", "keychain_group", "client_id",
     /// "family_id", "signs_in"}], "calls": [{"call", "code", "api", "summary"}], "cells":
     /// [{"attacker", "victim", "ways": [{"call", "group", "reason"}]}], "summary": {"apps",
-    /// "pairs", "exposed_pairs", "ways"}, "empty", "intune_enrolment": {"readers": [{"app",
-    /// "group", "reads_cache"}], "exposures": [{"attacker", "app", "group", "calls"}]}}`. `cells`
-    /// lists only pairs with a way, never an app with itself.
+    /// "pairs", "exposed_pairs", "ways"}, "empty"}`, and when an app has the Intune App SDK
+    /// `"intune_enrolment": {"readers": [{"app", "group", "reads_cache"}], "exposures":
+    /// [{"attacker", "app", "group", "calls"}]}`. `cells` lists only pairs with a way, never an
+    /// app with itself.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(manifest, forKey: .manifest)
@@ -192,6 +193,6 @@ extension BlastRadius: Encodable {
         }, forKey: .cells)
         try container.encode(Summary(apps: apps.count, pairs: pairCount, exposedPairs: cells.count, ways: wayCount), forKey: .summary)
         try container.encode(isEmpty, forKey: .empty)
-        try container.encode(IntuneEnrolmentJSON(self), forKey: .intuneEnrolment)
+        if !intuneReaders.isEmpty { try container.encode(IntuneEnrolmentJSON(self), forKey: .intuneEnrolment) }
     }
 }

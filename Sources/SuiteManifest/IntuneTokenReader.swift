@@ -101,7 +101,8 @@ public struct IntuneTokenLookup: Sendable, Hashable {
         case .notFound(let reason):
             return head + "\(status.name) (\(status.rawValue)): \(reason); \(Self.enrolmentFailure)"
         case .missingEntitlement(let message):
-            return head + "\(status.name) (\(status.rawValue)): \(message); \(Self.enrolmentFailure)"
+            let sentence = message.hasSuffix(".") ? String(message.dropLast()) : message
+            return head + "\(status.name) (\(status.rawValue)): \(sentence); \(Self.enrolmentFailure)"
         }
     }
 }

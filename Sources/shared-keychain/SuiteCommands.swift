@@ -126,7 +126,9 @@ struct SuiteBlastRadiusCommand: ReportingCommand {
             --json prints one object: {manifest, suite, apps: [{app, name, keychain_group, \
             client_id, family_id, signs_in}], calls: [{call, code, api, summary}], cells: \
             [{attacker, victim, ways: [{call, group, reason}]}], summary: {apps, pairs, \
-            exposed_pairs, ways}, empty}; cells lists only the pairs with a way, attacker and \
+            exposed_pairs, ways}, empty}, and when an app has the Intune App SDK intune_enrolment: \
+            {readers: [{app, group, reads_cache}], exposures: [{attacker, app, group, calls}]}, the \
+            other apps that can delete the token its Intune reads; cells lists only the pairs with a way, attacker and \
             victim by bundle ID. --output FILE.svg also writes the matrix as an SVG (mode 0600), \
             each cell naming its calls, with a legend.
 
