@@ -22,6 +22,7 @@ extension BlastRadius: TextReport {
         for app in apps where !app.signsIn {
             lines.append("note: \(DisplayText(app.label)) is not entitled to its cache group \(DisplayText(app.keychainGroup)), so it has no sign-in to lose (suite check: keychain-group-entitled)")
         }
+        lines += intuneLines
         lines += ["", "\(cells.count) of \(pairCount.counted("pair")) exposed, \(wayCount.counted("way"))"]
         return lines.joined(separator: "\n") + "\n"
     }
@@ -74,6 +75,25 @@ extension BlastRadius: TextReport {
                     lines.append("    \(label(of: attacker)) -> \(victims.joined(separator: ", "))")
                 }
             }
+        }
+        return lines
+    }
+
+    /// Per app with Intune: where the Intune App SDK reads its token, and the other apps that
+    /// can delete it there (with their calls' letters), which breaks the app's enrolment.
+    private var intuneLines: [String] {
+        guard !intuneReaders.isEmpty else { return [] }
+        var lines = ["", "intune enrolment: an app that can delete the token the Intune App SDK reads breaks that app's enrolment (MAM policy stops applying until the user signs in again)"]
+        let exposures = intuneExposures
+        for reader in intuneReaders {
+            let head = "  \(label(of: reader.bundleID)) (Intune reads \(DisplayText(reader.group))): "
+            guard reader.readsTheCache else {
+                lines.append(head + "not the cache its SDK writes, so enrolment has no token to lose (suite check: intune-cache-group)")
+                continue
+            }
+            let attackers = exposures.filter { $0.intuneApp == reader.bundleID }
+                .map { "\(label(of: $0.attacker)) (\($0.calls.map(\.code).joined()))" }
+            lines.append(head + (attackers.isEmpty ? "no other app can delete it" : attackers.joined(separator: ", ")))
         }
         return lines
     }

@@ -16,6 +16,9 @@ public struct BlastRadius: Sendable, Hashable {
     public let apps: [App]
     /// The pairs with at least one way, attacker-major in manifest order; never an app with itself.
     public let cells: [Cell]
+    /// The apps with the Intune App SDK, in manifest order, and where it reads their token
+    /// (``intuneExposures`` are the apps that can delete it).
+    public let intuneReaders: [IntuneReader]
 
     /// An app as the matrix labels it.
     public struct App: Sendable, Hashable {
@@ -83,6 +86,7 @@ public struct BlastRadius: Sendable, Hashable {
             }
         }
         self.cells = cells
+        intuneReaders = try Self.intuneReaders(of: subjects)
     }
 
     /// The ways `attacker` can destroy `victim`'s sign-in (bundle IDs); empty for none.
@@ -103,6 +107,7 @@ public struct BlastRadius: Sendable, Hashable {
 extension BlastRadius: Encodable {
     private enum CodingKeys: String, CodingKey {
         case manifest, suite, apps, calls, cells, summary, empty
+        case intuneEnrolment = "intune_enrolment"
     }
 
     private struct AppJSON: Encodable {
@@ -167,8 +172,10 @@ extension BlastRadius: Encodable {
     /// `{"manifest", "suite", "apps": [{"app", "name", "keychain_group", "client_id",
     /// "family_id", "signs_in"}], "calls": [{"call", "code", "api", "summary"}], "cells":
     /// [{"attacker", "victim", "ways": [{"call", "group", "reason"}]}], "summary": {"apps",
-    /// "pairs", "exposed_pairs", "ways"}, "empty"}`. `cells` lists only pairs with a way,
-    /// never an app with itself.
+    /// "pairs", "exposed_pairs", "ways"}, "empty"}`, and when an app has the Intune App SDK
+    /// `"intune_enrolment": {"readers": [{"app", "group", "reads_cache"}], "exposures":
+    /// [{"attacker", "app", "group", "calls"}]}`. `cells` lists only pairs with a way, never an
+    /// app with itself.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(manifest, forKey: .manifest)
@@ -186,5 +193,6 @@ extension BlastRadius: Encodable {
         }, forKey: .cells)
         try container.encode(Summary(apps: apps.count, pairs: pairCount, exposedPairs: cells.count, ways: wayCount), forKey: .summary)
         try container.encode(isEmpty, forKey: .empty)
+        if !intuneReaders.isEmpty { try container.encode(IntuneEnrolmentJSON(self), forKey: .intuneEnrolment) }
     }
 }

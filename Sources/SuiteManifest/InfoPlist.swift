@@ -4,7 +4,8 @@ import SharedKeychain
 /// The parts of an app's Info.plist that sign-in depends on: the URL schemes it registers
 /// (`CFBundleURLTypes > CFBundleURLSchemes`, where a custom-scheme redirect URI must be listed)
 /// and the schemes it may query (`LSApplicationQueriesSchemes`, where the broker's `msauth` and
-/// `msauthv2` must be listed for `canOpenURL:` to see the broker).
+/// `msauthv2` must be listed for `canOpenURL:` to see the broker), and the Intune App SDK's
+/// settings (`IntuneMAMSettings`) when the app has that SDK.
 public struct InfoPlist: Sendable, Hashable {
     /// The plist keys read.
     public static let bundleIdentifierKey = "CFBundleIdentifier"
@@ -22,12 +23,15 @@ public struct InfoPlist: Sendable, Hashable {
     public let urlSchemes: [String]
     /// `LSApplicationQueriesSchemes`, in order.
     public let queriesSchemes: [String]
+    /// `IntuneMAMSettings`, when the plist has the dictionary: the app has the Intune App SDK.
+    public let intune: IntuneSettings?
 
     /// Keys given in code; `urlSchemes` are those of all `CFBundleURLTypes` entries together.
-    public init(bundleIdentifier: String? = nil, urlSchemes: [String] = [], queriesSchemes: [String] = []) {
+    public init(bundleIdentifier: String? = nil, urlSchemes: [String] = [], queriesSchemes: [String] = [], intune: IntuneSettings? = nil) {
         self.bundleIdentifier = bundleIdentifier
         self.urlSchemes = urlSchemes
         self.queriesSchemes = queriesSchemes
+        self.intune = intune
     }
 
     /// Reads an XML or binary Info.plist; other keys are ignored, as a real one has many.
@@ -59,9 +63,9 @@ public struct InfoPlist: Sendable, Hashable {
     }
 
     /// Reads the keys from a plist root or an inline manifest mapping. Inline mappings are
-    /// `strict`: a key other than the three read here is a typo, not a real Info.plist's noise.
+    /// `strict`: a key other than the four read here is a typo, not a real Info.plist's noise.
     init(_ field: DocumentField, strict: Bool) throws(SuiteManifestError) {
-        let keys = [Self.bundleIdentifierKey, Self.urlTypesKey, Self.queriesSchemesKey]
+        let keys = [Self.bundleIdentifierKey, Self.urlTypesKey, Self.queriesSchemesKey, IntuneSettings.settingsKey]
         let root = try field.dictionary(known: strict ? keys : nil)
         bundleIdentifier = try root.optional(Self.bundleIdentifierKey)?.string()
         var schemes: [String] = []
@@ -71,6 +75,7 @@ public struct InfoPlist: Sendable, Hashable {
         }
         urlSchemes = schemes
         queriesSchemes = try root.optional(Self.queriesSchemesKey)?.stringList() ?? []
+        if let settings = root.optional(IntuneSettings.settingsKey) { intune = try IntuneSettings(settings) } else { intune = nil }
     }
 
     /// The build variable Xcode's templates use for the bundle ID, as in `msauth.$(PRODUCT_BUNDLE_IDENTIFIER)`.
@@ -82,7 +87,7 @@ public struct InfoPlist: Sendable, Hashable {
             Self.bundleIDVariables.reduce(text) { $0.replacingOccurrences(of: $1, with: bundleID) }
         }
         return InfoPlist(bundleIdentifier: bundleIdentifier.map(resolve),
-                         urlSchemes: urlSchemes.map(resolve), queriesSchemes: queriesSchemes.map(resolve))
+                         urlSchemes: urlSchemes.map(resolve), queriesSchemes: queriesSchemes.map(resolve), intune: intune)
     }
 
     /// Whether `scheme` is registered; URL schemes compare without regard to case.
@@ -105,6 +110,7 @@ public struct InfoPlist: Sendable, Hashable {
             }
         }
         if !queriesSchemes.isEmpty { root[Self.queriesSchemesKey] = queriesSchemes }
+        if let intune { root[IntuneSettings.settingsKey] = intune.propertyList }
         do { return try PropertyListSerialization.data(fromPropertyList: root, format: format, options: 0) } catch {
             throw .malformed(ManifestLocation(file: "(in memory)"), reason: (error as NSError).localizedDescription)
         }

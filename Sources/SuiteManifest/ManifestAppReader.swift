@@ -5,7 +5,7 @@ import SharedKeychain
 struct ManifestAppReader {
     static let keys = [
         "name", "bundle_id", "team_id", "client_id", "redirect_uri", "keychain_group", "family_id",
-        "broker", "certificate_auth", "certificate_auth_redirect_uri", "privileged", "entitlements", "info_plist", "sdk",
+        "broker", "certificate_auth", "certificate_auth_redirect_uri", "privileged", "entitlements", "info_plist", "sdk", "intune",
     ]
 
     let field: DocumentField
@@ -32,7 +32,7 @@ struct ManifestAppReader {
         let (entitlements, entitlementsSource) = try readEntitlements(entry.required("entitlements"))
         let (infoPlist, infoPlistSource) = try readInfoPlist(entry.required("info_plist"), app: bundleID)
 
-        return SuiteApp(
+        let app = SuiteApp(
             name: try entry.optional("name")?.string(),
             bundleID: bundleID,
             teamID: team,
@@ -49,7 +49,25 @@ struct ManifestAppReader {
             infoPlist: infoPlist,
             infoPlistSource: infoPlistSource,
             declaration: entry.location,
-            sdk: try readSDK(entry))
+            sdk: try readSDK(entry),
+            intune: try readIntune(entry, infoPlist: infoPlist))
+        // The override must make a group once the SDK puts the team in front of it.
+        _ = try app.intuneCacheGroup()
+        return app
+    }
+
+    /// `intune: true` for an app with the Intune App SDK whose Info.plist has no
+    /// `IntuneMAMSettings` (the SDK then reads `com.microsoft.adalcache`); the dictionary alone
+    /// says the same, and `intune: false` beside it contradicts it.
+    private func readIntune(_ entry: DocumentDictionary, infoPlist: InfoPlist) throws(SuiteManifestError) -> IntuneSettings? {
+        guard let field = entry.optional("intune") else { return nil }
+        let declared = try field.bool()
+        if !declared, infoPlist.intune != nil {
+            throw .invalidValue(field.location, value: "false", reason: """
+                the app's Info.plist has \(IntuneSettings.settingsKey), so it has the Intune App SDK; remove intune: false, or the dictionary
+                """)
+        }
+        return declared ? infoPlist.intune ?? IntuneSettings() : nil
     }
 
     /// `sdk: msal` (the default) or `sdk: adal`; anything else names the field and the choices.

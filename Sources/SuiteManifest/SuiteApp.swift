@@ -42,6 +42,9 @@ public struct SuiteApp: Sendable, Hashable {
     public let declaration: ManifestLocation
     /// The SDK the app signs in with (`sdk:` in the manifest): MSAL unless it says `adal`.
     public let sdk: IdentitySDK
+    /// The Intune App SDK's settings when the app has that SDK (its Info.plist's
+    /// `IntuneMAMSettings`, or `intune: true` in the manifest); nil for an app without Intune.
+    public let intune: IntuneSettings?
 
     /// An app given in code; the sources default to inline at `declaration`, which defaults to
     /// `(in memory)`.
@@ -62,9 +65,11 @@ public struct SuiteApp: Sendable, Hashable {
         infoPlist: InfoPlist,
         infoPlistSource: PlistSource? = nil,
         declaration: ManifestLocation = ManifestLocation(file: "(in memory)"),
-        sdk: IdentitySDK = .msal
+        sdk: IdentitySDK = .msal,
+        intune: IntuneSettings? = nil
     ) {
         self.sdk = sdk
+        self.intune = intune ?? infoPlist.intune
         self.name = name
         self.bundleID = bundleID
         self.teamID = teamID
@@ -92,6 +97,23 @@ public struct SuiteApp: Sendable, Hashable {
             return try AppIdentity(bundleID: bundleID, teamID: teamID, entitlements: entitlements, source: entitlementsSource.description)
         } catch {
             throw .entitlements(declaration.child("entitlements", line: nil), error)
+        }
+    }
+
+    /// The group the Intune App SDK reads the user's token from, with the app's team; nil for an
+    /// app without Intune.
+    ///
+    /// - Throws: ``SuiteManifestError/invalidValue(_:value:reason:)`` naming
+    ///   `ADALCacheKeychainGroupOverride` when it makes no access group.
+    public func intuneCacheGroup() throws(SuiteManifestError) -> AccessGroup? {
+        guard let intune else { return nil }
+        do { return try intune.cacheGroup(team: teamID) } catch {
+            let key = "\(IntuneSettings.settingsKey).\(IntuneSettings.cacheGroupOverrideKey)"
+            let location = switch infoPlistSource {
+            case .inline(let field): field.child(key, line: nil)
+            case .file(let url): ManifestLocation(file: url.path, field: key, app: bundleID)
+            }
+            throw .invalidValue(location, value: intune.cacheGroupName, reason: "\(error)")
         }
     }
 

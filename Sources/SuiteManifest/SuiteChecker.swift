@@ -17,6 +17,7 @@ public struct SuiteChecker {
             checker.checkInfoPlist(of: app)
             checker.checkBroker(of: app)
             checker.checkKeychain(of: app)
+            checker.checkIntune(of: app)
         }
         checker.checkSuiteKeychain()
         return SuiteReport(suite: suite, findings: checker.findings)
@@ -94,6 +95,9 @@ public enum CheckRule: String, Sendable, Codable, CaseIterable {
     case keychainFirstGroup = "keychain-first-group"
     case sharedCacheWipe = "shared-cache-wipe"
 
+    // Intune beside the suite.
+    case intuneCacheGroup = "intune-cache-group"
+
     /// What the rule asks for, in one line.
     public var summary: String {
         switch self {
@@ -118,6 +122,7 @@ public enum CheckRule: String, Sendable, Codable, CaseIterable {
         case .keychainGroupEntitled: "the keychain sharing group is in the app's keychain-access-groups"
         case .keychainFirstGroup: "the shared group is not the app's first (default) keychain group"
         case .sharedCacheWipe: "the apps that may wipe the shared cache are marked privileged"
+        case .intuneCacheGroup: "an app with Intune keeps its token cache in the group the Intune App SDK reads (ADALCacheKeychainGroupOverride)"
         }
     }
 }

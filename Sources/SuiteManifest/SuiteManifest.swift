@@ -21,8 +21,10 @@ import SharedKeychain
 ///     certificate_auth_redirect_uri: ...        # msauth://code/<url-encoded redirect URI>
 ///     privileged: false                         # default false
 ///     entitlements: mail/entitlements.plist     # or a list of keychain-access-groups entries
-///     info_plist: mail/Info.plist               # or a mapping with CFBundleURLTypes and
-///                                               # LSApplicationQueriesSchemes
+///     info_plist: mail/Info.plist               # or a mapping with CFBundleURLTypes,
+///                                               # LSApplicationQueriesSchemes and IntuneMAMSettings
+///     intune: true                              # the Intune App SDK with no IntuneMAMSettings;
+///                                               # default: whether the Info.plist has them
 /// ```
 public enum SuiteManifest {
     /// The manifest names looked for, in order, when ``load(from:)`` is given a directory.

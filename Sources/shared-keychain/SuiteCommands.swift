@@ -11,9 +11,10 @@ struct SuiteCommand: ParsableCommand {
             bundle ID, team, client ID, redirect URI, keychain sharing group, broker use, and its \
             entitlements and Info.plist (paths to real plists, or inline). `suite init` writes an \
             example; `suite check` applies the rules for cross-app sign-in to it; `suite blast-radius` \
-            shows which app can destroy which other app's sign-in, and by which call.
+            shows which app can destroy which other app's sign-in, and by which call; `suite intune-check` \
+            looks up a user's token where an app's Intune App SDK reads it.
             """,
-        subcommands: [SuiteInitCommand.self, SuiteCheckCommand.self, SuiteBlastRadiusCommand.self]
+        subcommands: [SuiteInitCommand.self, SuiteCheckCommand.self, SuiteBlastRadiusCommand.self, SuiteIntuneCheckCommand.self]
     )
 }
 
@@ -125,7 +126,9 @@ struct SuiteBlastRadiusCommand: ReportingCommand {
             --json prints one object: {manifest, suite, apps: [{app, name, keychain_group, \
             client_id, family_id, signs_in}], calls: [{call, code, api, summary}], cells: \
             [{attacker, victim, ways: [{call, group, reason}]}], summary: {apps, pairs, \
-            exposed_pairs, ways}, empty}; cells lists only the pairs with a way, attacker and \
+            exposed_pairs, ways}, empty}, and when an app has the Intune App SDK intune_enrolment: \
+            {readers: [{app, group, reads_cache}], exposures: [{attacker, app, group, calls}]}, the \
+            other apps that can delete the token its Intune reads; cells lists only the pairs with a way, attacker and \
             victim by bundle ID. --output FILE.svg also writes the matrix as an SVG (mode 0600), \
             each cell naming its calls, with a legend.
 

@@ -129,6 +129,10 @@ struct CheckRuleTests {
         Misconfiguration(rule: .sharedCacheWipe, severity: .info, app: nil, mentions: ["3 apps share com.microsoft.adalcache", "privileged: true"]) {
             try Fixture.suite([mail: Fixture.app(mail)])
         },
+        Misconfiguration(rule: .intuneCacheGroup, severity: .error, app: notes,
+                         mentions: ["ABCDE12345.com.contoso.notes (ADALCacheKeychainGroupOverride names it)", "set ADALCacheKeychainGroupOverride to 'com.microsoft.adalcache'"]) {
+            try Fixture.suite([notes: Fixture.app(notes, intune: IntuneSettings(cacheGroupOverride: "com.contoso.notes"))])
+        },
     ]
 
     @Test func aCorrectSuiteHasNoFindings() throws {

@@ -65,7 +65,8 @@ enum Fixture {
         entitlements: [String]? = nil,
         urlSchemes: [String]? = nil,
         queriesSchemes: [String]? = nil,
-        bundleIdentifier: String? = nil
+        bundleIdentifier: String? = nil,
+        intune: IntuneSettings? = nil
     ) -> SuiteApp {
         let redirect = redirectURI ?? RedirectURI.msalDefault(bundleID: bundleID)
         let scheme = RedirectURI(redirect)?.scheme ?? "msauth.\(bundleID)"
@@ -85,7 +86,8 @@ enum Fixture {
             infoPlist: InfoPlist(
                 bundleIdentifier: bundleIdentifier ?? bundleID,
                 urlSchemes: urlSchemes ?? [scheme],
-                queriesSchemes: queriesSchemes ?? (broker ? ["msauth", "msauthv2"] : [])))
+                queriesSchemes: queriesSchemes ?? (broker ? ["msauth", "msauthv2"] : [])),
+            intune: intune)
     }
 
     /// Three correct apps (the first privileged), with `changes` applied by bundle ID.
