@@ -21,17 +21,6 @@ let package = Package(
         // Swift 6 mode and once, the same file, in Swift 5 mode.
         .testTarget(name: "KeychainIdiomTests", dependencies: [security]),
         .testTarget(name: "KeychainIdiomTests5", dependencies: [security], swiftSettings: [.swiftLanguageMode(.v5)]),
-        // Real keychain code vendored unchanged (see each directory's README.md): Apple's
-        // GenericKeychain sample in both modes, SwiftKeychainWrapper in Swift 5 mode (Swift 6
-        // rejects its global and static mutable state, as it does on Apple's platforms).
-        .target(name: "GenericKeychain", dependencies: [security], exclude: ["LICENSE.txt", "README.md"]),
-        .target(
-            name: "GenericKeychain5", dependencies: [security], exclude: ["LICENSE.txt", "README.md"],
-            swiftSettings: [.swiftLanguageMode(.v5)]),
-        .target(
-            name: "SwiftKeychainWrapper", dependencies: [security], exclude: ["LICENSE", "README.md"],
-            swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "VendoredCodeTests", dependencies: ["GenericKeychain", "GenericKeychain5", "SwiftKeychainWrapper", security]),
     ],
     swiftLanguageModes: [.v6]
 )

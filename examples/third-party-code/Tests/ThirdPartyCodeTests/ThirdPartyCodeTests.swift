@@ -5,7 +5,8 @@ import Security
 import SwiftKeychainWrapper
 import Testing
 
-// The flows of the vendored real code (Sources/GenericKeychain, Sources/SwiftKeychainWrapper),
+// The flows of real keychain code (Vendor/GenericKeychain, Vendor/SwiftKeychainWrapper, fetched
+// unchanged by scripts/third-party-code.sh),
 // run as the app the environment names, on the keychain it names. Each suite uses its own
 // service, so suites of other targets running at the same time see none of its items.
 

@@ -1,1 +1,0 @@
-../GenericKeychain/ExportSecurity.swift
