@@ -32,7 +32,7 @@ public struct FaultPlanFile: KeychainFaultSource, Sendable {
     /// The plan as it stands: every rule with its counts; an empty plan when there is none.
     /// - Throws: ``FaultPlanError/file(_:)`` when the file is not a fault plan.
     public func read() throws(FaultPlanError) -> FaultPlan {
-        do { return try file.read() } catch { throw .file(error) }
+        do throws(DeviceError) { return try file.read() } catch { throw .file(error) }
     }
 
     /// Adds `rule` (numbered next) and returns it as numbered.
@@ -98,7 +98,7 @@ public struct FaultPlanFile: KeychainFaultSource, Sendable {
                 throw .file(.unreadable(path: url.path, reason: "cannot remove it: \(String(cString: strerror(errno)))"))
             }
         } else if plan != before {
-            do { try file.write(plan) } catch { throw .file(error) }
+            do throws(DeviceError) { try file.write(plan) } catch { throw .file(error) }
         }
         return result
     }

@@ -91,8 +91,14 @@ struct FaultPlanTests {
         let keychain = try rig.keychain()
         try keychain.add(NewItem(account: "alice", service: "rt", data: Data("t".utf8)))
         try rig.device.faultPlan.add(try FaultRule(call: "SecItemCopyMatching", status: "errSecDecode", every: 3))
-        let statuses = (0..<7).map { _ -> KeychainStatus in
-            do { _ = try keychain.first(.init(account: "alice")); return .success } catch { return error.status }
+        var statuses: [KeychainStatus] = []
+        for _ in 0..<7 {
+            do throws(KeychainError) {
+                _ = try keychain.first(KeychainQuery(account: "alice"))
+                statuses.append(.success)
+            } catch {
+                statuses.append(error.status)
+            }
         }
         #expect(statuses == [.success, .success, .decode, .success, .success, .decode, .success])
     }

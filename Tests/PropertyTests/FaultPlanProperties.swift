@@ -34,20 +34,27 @@ struct FaultPlanProperties {
         let plan = FaultPlanFile(stateDirectory: state)
         var accepted = 0
         let generator = Gen.uint64(in: 0...UInt64.max).array(of: 5)
-        SeededProperty.check("fault rules", count: 400, input: generator) { bits in
+        SeededProperty.check("fault rules", count: 400, input: generator) { (bits: [UInt64]) throws(any Error) in
             let call = Self.calls[Int(bits[0] % UInt64(Self.calls.count))]
             let status = Self.statuses[Int(bits[1] % UInt64(Self.statuses.count))]
             let count = Self.counts[Int(bits[2] % UInt64(Self.counts.count))]
             let every = Self.counts[Int((bits[2] >> 8) % UInt64(Self.counts.count))]
             let probability = Self.probabilities[Int(bits[3] % UInt64(Self.probabilities.count))]
             let expected = Self.isValid(call: call, status: status, count: count, every: every, probability: probability)
+            let made: Result<FaultRule, FaultPlanError>
             do throws(FaultPlanError) {
-                let rule = try FaultRule(call: call, status: status, count: count, every: every, probability: probability)
-                #expect(expected, "accepted \(call) \(status) count \(String(describing: count)) every \(String(describing: every)) p \(String(describing: probability))")
+                made = .success(try FaultRule(call: call, status: status, count: count, every: every, probability: probability))
+            } catch {
+                made = .failure(error)
+            }
+            let inputs = "\(call) \(status) count \(String(describing: count)) every \(String(describing: every)) p \(String(describing: probability))"
+            switch made {
+            case .success(let rule):
+                #expect(expected, "accepted \(inputs)")
                 accepted += 1
                 #expect(try plan.add(rule).number == accepted)
-            } catch {
-                #expect(!expected, "refused a valid rule: \(error)")
+            case .failure(let error):
+                #expect(!expected, "refused \(inputs): \(error)")
                 #expect(error.status == .param)
                 #expect(!error.message.isEmpty)
             }
