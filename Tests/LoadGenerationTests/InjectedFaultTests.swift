@@ -16,7 +16,7 @@ struct InjectedFaultTests {
         let session = try device.session(keyring: .memory, logger: Logger(label: "test"))
         try device.faultPlan.add(try FaultRule(call: "SecItemUpdate", status: "errSecIO", count: 5))
         let configuration = LoadConfiguration(
-            apps: 2, mix: try OperationMix(parsing: "write=100"), itemsPerApp: 4, valueSize: 16, operations: 60, warmup: 0, seed: 3,
+            apps: 2, mix: try OperationMix(parsing: "write=100"), itemsPerApp: 4, valueSize: 64, operations: 60, warmup: 0, seed: 3,
             team: "LOADFAULT1")
         let report = try LoadRunner(configuration: configuration, keychains: session.keychains).runInThreads()
         #expect(report.injectedFaults == ["errSecIO": 5])
