@@ -27,7 +27,7 @@ struct DeviceFaultAddCommand: ReportingCommand {
     @Option(help: ArgumentHelp("The SecItem function: SecItemAdd, SecItemCopyMatching, SecItemUpdate or SecItemDelete.", valueName: "function"))
     var call: String
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "The status it returns, by name or number: errSecInteractionNotAllowed (-25308), errSecMissingEntitlement (-34018), errSecDuplicateItem (-25299), errSecDecode (-26275), errSecIO (-36), errSecItemNotFound (-25300), errSecUserCanceled (-128), ...",
         valueName: "status"))
     var status: String

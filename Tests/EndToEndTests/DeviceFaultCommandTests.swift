@@ -6,6 +6,7 @@ import Testing
 /// fault says it was injected.
 @Suite("End to end: the device's fault plan", .serialized)
 struct DeviceFaultCommandTests {
+    static let clientID = "0a1b2c3d-1111-4111-8111-111111111111"
     static let mail = ["--app", "com.contoso.mail", "--team", "ABCDE12345", "--keyring", "memory"]
 
     @Test func aCountOfTwoFailsExactlyTwoCallsAmongConcurrentProcesses() throws {
@@ -54,12 +55,12 @@ struct DeviceFaultCommandTests {
         defer { cli.tearDown() }
         #expect(try cli.run(["device", "fault", "add", "--call", "SecItemAdd", "--status", "-34018", "--count", "1"]).status == 0)
         // MSAL's team-ID probe is the first add: it fails, and the trace says it was injected.
-        let signIn = try cli.run(["token", "signin", "--user", "alice@contoso.com", "--trace"] + Self.mail)
+        let signIn = try cli.run(["token", "signin", "--user", "alice@contoso.com", "--trace", "--client-id", Self.clientID] + Self.mail)
         #expect(signIn.status == 13, "\(signIn.standardError)")
         #expect(signIn.standardError.contains("SecItemAdd account='SDK.ObjC.teamIDHint'"))
         #expect(signIn.standardError.contains("-> errSecMissingEntitlement [injected: fault plan rule 1]"))
         let cleared = try cli.run(["device", "fault", "clear"])
         #expect(cleared.output == "removed 1 fault rule\n")
-        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com"] + Self.mail).status == 0)
+        #expect(try cli.run(["token", "signin", "--user", "alice@contoso.com", "--client-id", Self.clientID] + Self.mail).status == 0)
     }
 }
