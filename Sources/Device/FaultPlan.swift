@@ -14,7 +14,7 @@ public enum FaultTrigger: Sendable, Hashable, Codable, CustomStringConvertible {
         switch self {
         case .count(let n): "next \(n.counted("call"))"
         case .every(1): "every call"
-        case .every(let n): "every \(n)th call"
+        case .every(let n): "1 call in \(n)"
         case .probability(let p): "probability \(p)"
         }
     }
