@@ -225,7 +225,7 @@ let package = Package(
         .testTarget(
             name: "PropertyTests",
             dependencies: [
-                "SharedKeychain", "KeychainStorage", "KeychainTestSupport", "SuiteManifest", "TokenCache", "LoadGeneration", "SecretServiceStorage",
+                "SharedKeychain", "KeychainStorage", "KeychainTestSupport", "SuiteManifest", "TokenCache", "LoadGeneration", "SecretServiceStorage", "Device",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict

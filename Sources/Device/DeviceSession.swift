@@ -41,13 +41,14 @@ extension Device {
 
     /// Opens the device's keychain in `keyring` (``openStore(_:timeout:logger:)``) under the
     /// groups' policy (``mitigationPolicy(file:)``, read first, so a bad policy file is named
-    /// before any keyring starts).
+    /// before any keyring starts), with the device's fault plan (``faultPlan``) for every app
+    /// keychain made on it.
     ///
     /// - Throws: ``DeviceError`` for the policy or the device's files; the store's errors as
     ///   ``openStore(_:timeout:logger:)`` throws them.
     public func session(keyring: KeyringKind, timeout: Double = 5, logger: Logger, policyFile: URL? = nil) throws -> DeviceSession {
         let policy = try mitigationPolicy(file: policyFile)
         let store = try openStore(keyring, timeout: timeout, logger: logger)
-        return DeviceSession(device: self, keychains: AppKeychains(store: store, policy: policy))
+        return DeviceSession(device: self, keychains: AppKeychains(store: store, policy: policy, faults: faultPlan))
     }
 }

@@ -61,10 +61,18 @@ public struct AppKeychains: Sendable {
     public let store: any ItemStore
     /// The groups' mitigations; `.none` is Apple's behaviour.
     public let policy: MitigationPolicy
+    /// The device's fault plan (``FaultPlanFile``), asked before each call of every keychain
+    /// made here; nil: no faults.
+    public let faults: (any KeychainFaultSource)?
 
-    public init(store: any ItemStore, policy: MitigationPolicy) {
+    /// - Parameters:
+    ///   - store: the device's store, as opened.
+    ///   - policy: the groups' mitigations.
+    ///   - faults: the device's fault plan; nil injects nothing.
+    public init(store: any ItemStore, policy: MitigationPolicy, faults: (any KeychainFaultSource)? = nil) {
         self.store = store
         self.policy = policy
+        self.faults = faults
     }
 
     /// The store as `app` sees it: the store itself when the policy names no group, else a
@@ -76,6 +84,6 @@ public struct AppKeychains: Sendable {
 
     /// `app`'s keychain on the device's store, under the policy.
     public func keychain(for app: ResolvedApp, now: @escaping @Sendable () -> Date = { Date() }) -> Keychain {
-        Keychain(app: app.identity, store: view(for: app, now: now), now: now)
+        Keychain(app: app.identity, store: view(for: app, now: now), now: now, faults: faults)
     }
 }

@@ -21,6 +21,9 @@ import Synchronization
 /// when it exists, as commands do.
 /// | `SHARED_KEYCHAIN_KEYRING` | `private` (default; started on first use), `user` or `memory` |
 ///
+/// The device's fault plan (`<state>/device/faults.json`, `shared-keychain device fault add`)
+/// fails the calls it names with the status it names, as for commands; no variable is needed.
+///
 /// A missing or bad setting makes every SecItem call return `errSecNotAvailable` (-25291) or
 /// `errSecMissingEntitlement` (-34018) and log one line saying what to set; it never crashes.
 public struct SecItemContext: Sendable {

@@ -34,6 +34,8 @@ public enum Remedy: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case overwriteSuite
     /// A freshly written example suite: what wrote it, and how to check it.
     case checkWrittenSuite
+    /// A fault the device's fault plan injected, or a damaged plan: clear the plan.
+    case clearFaultPlan
 
     /// The front end's words, or the library's neutral ones.
     public var description: String {
@@ -59,6 +61,7 @@ public enum Remedy: Sendable, Hashable, CaseIterable, CustomStringConvertible {
         case .installBroker: "install it on the device"
         case .overwriteSuite: "allow overwriting to replace them"
         case .checkWrittenSuite: "Written by ExampleSuite; check it with SuiteChecker."
+        case .clearFaultPlan: "clear the device's fault plan"
         }
     }
 }

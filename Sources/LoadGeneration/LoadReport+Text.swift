@@ -40,6 +40,12 @@ extension LoadReport: TextReport {
         let duringReconnects = report.reconnectErrors.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
         text += "reconnects: \(report.reconnects)"
             + (duringReconnects.isEmpty ? "" : ", failed calls while reconnecting: \(duringReconnects) (not counted as unexpected)") + "\n"
+        if !report.injectedFaults.isEmpty {
+            let faults = report.injectedFaults.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
+            let failed = report.injectedFailures.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", ")
+            text += "injected faults (the device's fault plan): \(faults)"
+                + (failed.isEmpty ? "" : "; operations they failed: \(failed) (not counted as unexpected)") + "\n"
+        }
         if let failure = report.cleanupFailure {
             text += "clean-up: the simulated apps' items could not all be removed from \(DisplayText(configuration.group)): \(DisplayText(failure, limit: .max))\n"
         }

@@ -27,6 +27,12 @@ public struct LoadReport: Sendable, Codable, Hashable {
     public var reconnects: Int
     /// Failed calls during which a reconnection happened, by status (also in ``errorsByStatus``).
     public var reconnectErrors: [String: Int]
+    /// Faults the device's fault plan injected into the measured calls, by status, over all
+    /// apps: labelled injected, apart from what the store itself answered.
+    public var injectedFaults: [String: Int] = [:]
+    /// Failed operations during which the plan injected a fault, by status (also in
+    /// ``errorsByStatus``, not in ``unexpectedErrors``).
+    public var injectedFailures: [String: Int] = [:]
     /// Items of the group the apps' token caches could not read and skipped (another app wrote
     /// them), each once, whichever apps met it.
     public var skippedItems: [SkippedItem]
@@ -86,11 +92,15 @@ public struct LoadReport: Sendable, Codable, Hashable {
         errorsByStatus = errors.values.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) }
         reconnects = results.reduce(0) { $0 + $1.reconnects }
         reconnectErrors = results.reduce(into: [:]) { $0.merge($1.reconnectErrors, uniquingKeysWith: +) }
+        injectedFaults = results.reduce(into: [:]) { $0.merge($1.injectedFaults, uniquingKeysWith: +) }
+        injectedFailures = results.reduce(into: [:]) { $0.merge($1.injectedFailures, uniquingKeysWith: +) }
         var seen = Set<SkippedItem>()
         skippedItems = results.flatMap(\.skippedItems).filter { seen.insert($0).inserted }
         // Calls that failed while the daemon restarted are reported, not held against the store.
         let reconnectFailures = reconnectErrors.values.reduce(0, +)
-        unexpectedErrors = errorsByStatus.values.reduce(0, +) - reconnectFailures
+        // Calls the device's fault plan failed are what was asked for, not the store's errors.
+        let injectedFailureCount = injectedFailures.values.reduce(0, +)
+        unexpectedErrors = errorsByStatus.values.reduce(0, +) - reconnectFailures - injectedFailureCount
         self.consistency = consistency
         self.checkFailure = checkFailure
         requestedRate = configuration.rate

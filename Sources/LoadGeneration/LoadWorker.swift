@@ -15,6 +15,8 @@ public struct LoadWorker: Sendable {
     public let tokens: TokenCache
     /// The keychain calls `tokens` has made so far, by SecItem function.
     private let calls = KeychainCallCounter()
+    /// The faults the device's plan injected into this app's calls.
+    private let injected: InjectedFaultCounter
     /// The items `tokens` skipped because it could not read them (another app wrote them).
     private let skipped = SkippedItemReport()
 
@@ -22,13 +24,17 @@ public struct LoadWorker: Sendable {
     ///   the one they make for it (its deletes guarded and journaled where the policy says).
     /// - Throws: what making the app's identity or its token cache throws.
     public init(app: Int, configuration: LoadConfiguration, keychains: AppKeychains) throws {
+        let injected = InjectedFaultCounter(base: keychains.faults)
+        self.injected = injected
         self.app = app
         self.configuration = configuration
         var tokenConfiguration = configuration.tokenConfiguration
         tokenConfiguration.trace = calls.trace
         tokenConfiguration.skippedItems = skipped
+        // The device's fault plan, counted for this app's report.
+        let counted = AppKeychains(store: keychains.store, policy: keychains.policy, faults: injected)
         let simulated = try SimulatedApp(
-            try configuration.app(app), keychains: keychains, clock: SimulationClock(), tokens: tokenConfiguration)
+            try configuration.app(app), keychains: counted, clock: SimulationClock(), tokens: tokenConfiguration)
         keychain = simulated.keychain
         tokens = try simulated.tokenCache()
     }
@@ -67,6 +73,8 @@ public struct LoadWorker: Sendable {
             // The consistency check needs when the call really began, not when it was due.
             let began = max(callStart, MonotonicClock.now())
             let callsBefore = calls.counts
+            let injectedBefore = injected.total
+            let injectedByStatusBefore = injectedBefore == 0 ? [:] : injected.byStatus
             let outcome = perform(operation, random: &random, versions: &versions)
             let callEnd = MonotonicClock.now()
             result.activeStart = min(result.activeStart, began)
@@ -79,6 +87,12 @@ public struct LoadWorker: Sendable {
                 result.record(operation, nanoseconds: callEnd - callStart, start: callStart, end: callEnd)
                 for (function, count) in calls.counts where count != callsBefore[function] {
                     result.keychainCalls[operation, default: [:]][function, default: 0] += count - (callsBefore[function] ?? 0)
+                }
+                if injected.total != injectedBefore {
+                    for (status, count) in injected.byStatus where count != injectedByStatusBefore[status] {
+                        result.injectedFaults[status, default: 0] += count - (injectedByStatusBefore[status] ?? 0)
+                    }
+                    if case .failed(let status) = outcome { result.injectedFailures[status.name, default: 0] += 1 }
                 }
                 switch outcome {
                 case .done: break

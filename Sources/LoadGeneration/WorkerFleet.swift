@@ -136,12 +136,15 @@ public enum WorkerProtocol {
     /// `store` (with the policy the fleet sent) once the fleet says go, and sends the result.
     /// - Throws: ``LoadError/workerFailed(app:reason:)`` when the fleet says something else,
     ///   or what setting the app up throws.
-    public static func serve(store: any ItemStore) throws {
+    /// - Parameters:
+    ///   - store: the device's store, as this worker process opened it.
+    ///   - faults: the device's fault plan, which every worker process consumes alike.
+    public static func serve(store: any ItemStore, faults: (any KeychainFaultSource)? = nil) throws {
         let channel = LineChannelServer<Request, Response>()
         guard case .run(let app, let configuration, let policy)? = channel.receive() else {
             throw LoadError.workerFailed(app: -1, reason: "the fleet sent no configuration")
         }
-        let worker = try LoadWorker(app: app, configuration: configuration, keychains: AppKeychains(store: store, policy: policy))
+        let worker = try LoadWorker(app: app, configuration: configuration, keychains: AppKeychains(store: store, policy: policy, faults: faults))
         channel.send(.ready)
         guard case .go? = channel.receive() else {
             throw LoadError.workerFailed(app: app, reason: "the fleet did not say go")

@@ -17,6 +17,11 @@ public struct WorkerResult: Sendable, Codable {
     /// Failed calls during which the store reconnected (the daemon restarting caused them),
     /// by status name; they are also in ``errors``.
     public var reconnectErrors: [String: Int] = [:]
+    /// Faults the device's fault plan injected into the app's measured calls, by status name.
+    public var injectedFaults: [String: Int] = [:]
+    /// Failed measured operations during which the plan injected a fault, by status name; they
+    /// are also in ``errors``.
+    public var injectedFailures: [String: Int] = [:]
     /// The acknowledged changes the consistency check needs, warm-up included: bounded by the
     /// app's keys, however long the run.
     public var journal = ChangeJournal()

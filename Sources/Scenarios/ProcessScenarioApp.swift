@@ -1,6 +1,7 @@
 import Device
 import Foundation
 import KeychainStorage
+import SharedKeychain
 import Simulation
 import Synchronization
 import TokenCache
@@ -155,14 +156,17 @@ enum ScenarioAppResponse: Codable, Sendable {
 /// its own, so operations of one app in a `concurrent` block overlap.
 public enum ScenarioWorker {
     /// Serves `bundleID` of `scenario` on `store`; returns when standard input ends. Items the
-    /// app cannot read are reported to `skippedItems`.
-    public static func serve(scenario: Scenario, bundleID: String, store: any ItemStore, skippedItems: SkippedItemReport? = nil) {
+    /// app cannot read are reported to `skippedItems`; `faults` is the device's fault plan.
+    public static func serve(
+        scenario: Scenario, bundleID: String, store: any ItemStore, skippedItems: SkippedItemReport? = nil,
+        faults: (any KeychainFaultSource)? = nil
+    ) {
         let channel = LineChannelServer<ScenarioAppRequest, ScenarioAppResponse>()
         let app: LocalScenarioApp
         do {
             let suiteApp = try scenario.suite.app(bundleID: bundleID)
             app = try LocalScenarioApp(
-                app: suiteApp, keychains: AppKeychains(store: store, policy: scenario.policy), skippedItems: skippedItems)
+                app: suiteApp, keychains: AppKeychains(store: store, policy: scenario.policy, faults: faults), skippedItems: skippedItems)
         } catch {
             channel.send(.failed(message: "\(error)"))
             return

@@ -1,6 +1,7 @@
 import Device
 import Foundation
 import KeychainStorage
+import SharedKeychain
 import Simulation
 import Synchronization
 import TokenCache
@@ -17,14 +18,21 @@ public struct ScenarioRunner: Sendable {
     public let device: (any DeviceControl)?
     /// Where the apps in this process report items of the group they cannot read, or nil.
     public let skippedItems: SkippedItemReport?
+    /// The device's fault plan, for the apps in this process; nil injects nothing.
+    public let faults: (any KeychainFaultSource)?
 
-    /// - Parameters: the scenario, the store its apps share, the device around it, and where
-    ///   unreadable items are reported.
-    public init(scenario: Scenario, store: any ItemStore, device: (any DeviceControl)? = nil, skippedItems: SkippedItemReport? = nil) {
+    /// - Parameters: the scenario, the store its apps share, the device around it, where
+    ///   unreadable items are reported, and the device's fault plan (``Device/faultPlan``):
+    ///   an operation it fails reports the injected status, its message saying so.
+    public init(
+        scenario: Scenario, store: any ItemStore, device: (any DeviceControl)? = nil, skippedItems: SkippedItemReport? = nil,
+        faults: (any KeychainFaultSource)? = nil
+    ) {
         self.scenario = scenario
         self.store = store
         self.device = device
         self.skippedItems = skippedItems
+        self.faults = faults
     }
 
     /// Empties every group the scenario's apps can reach (and the audit journals of its
@@ -67,7 +75,7 @@ public struct ScenarioRunner: Sendable {
     /// The scenario's apps, by lowercased bundle ID; processes start at once.
     private func launch(_ launcher: AppLauncher) throws(ScenarioError) -> [String: any ScenarioApp] {
         let suiteApps = scenario.apps
-        let keychains = AppKeychains(store: store, policy: scenario.policy)
+        let keychains = AppKeychains(store: store, policy: scenario.policy, faults: faults)
         let skippedItems = skippedItems
         let launched = StartBarrier.run(suiteApps.count) { index -> Result<any ScenarioApp, ScenarioError> in
             let app = suiteApps[index]

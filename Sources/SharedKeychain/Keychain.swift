@@ -17,6 +17,8 @@ public typealias KeychainItem = StoredItem
 public struct Keychain: Sendable {
     public let app: AppIdentity
     public let store: any ItemStore
+    /// The device's fault plan, asked before each SecItem call runs; nil: no faults.
+    public let faults: (any KeychainFaultSource)?
     private let now: @Sendable () -> Date
 
     /// - Parameters:
@@ -26,10 +28,15 @@ public struct Keychain: Sendable {
     ///     `Device.openStore` gives its store the device's answer): a keychain on a device's
     ///     store always asks that device, however it is made.
     ///   - now: the clock for creation and modification dates.
-    public init(app: AppIdentity, store: any ItemStore, now: @escaping @Sendable () -> Date = { Date() }) {
+    ///   - faults: the device's fault plan: a call it fails returns the rule's status
+    ///     (``KeychainError/injected(_:)``) before anything is read or written.
+    public init(
+        app: AppIdentity, store: any ItemStore, now: @escaping @Sendable () -> Date = { Date() }, faults: (any KeychainFaultSource)? = nil
+    ) {
         self.app = app
         self.store = store
         self.now = now
+        self.faults = faults
     }
 
     /// The device's answer when an item's access control asks the user: the store's; nil for a
@@ -41,6 +48,7 @@ public struct Keychain: Sendable {
     @discardableResult
     public func add(_ new: NewItem) throws(KeychainError) -> KeychainItem {
         let group = try new.group.map { (group) throws(KeychainError) in try entitled(group) } ?? app.accessGroups[0].rawValue
+        try injectFault(.add, groups: [group])
         let date = now()
         // Only a generic password has a service; a key has no account either.
         let service = new.internet == nil && new.key == nil ? new.service : ""
@@ -71,6 +79,7 @@ public struct Keychain: Sendable {
         _ query: KeychainQuery, limit: MatchLimit, returningData: Bool, authenticationUI: AuthenticationUI
     ) throws(KeychainError) -> [KeychainItem] {
         var scoped = try resolve(query)
+        try injectFault(.copyMatching, groups: scoped.groups)
         if authenticationUI == .skip { scoped.filters.asksUser = false }
         let found: [KeychainItem]
         do { found = try store.items(matching: scoped, limit: limit.count) } catch { throw KeychainError(error) }
@@ -110,6 +119,7 @@ public struct Keychain: Sendable {
     public func update(_ query: KeychainQuery, with change: ItemChange, authenticationUI: AuthenticationUI) throws(KeychainError) -> Int {
         guard !change.isEmpty else { throw .invalidParameter("an update must set at least one attribute or the data") }
         var scoped = try resolve(query)
+        try injectFault(.update, groups: scoped.groups)
         if authenticationUI == .skip {
             scoped.filters.asksUser = false
         } else if mustCheckAuthentication(authenticationUI) {
@@ -131,6 +141,7 @@ public struct Keychain: Sendable {
     @discardableResult
     public func delete(_ query: KeychainQuery) throws(KeychainError) -> Int {
         let scoped = try resolve(query)
+        try injectFault(.delete, groups: scoped.groups)
         let deleted: Int
         do { deleted = try store.delete(matching: scoped) } catch { throw KeychainError(error) }
         guard deleted > 0 else { throw .itemNotFound(query: query.description) }
@@ -153,6 +164,13 @@ public struct Keychain: Sendable {
         return ItemQuery(
             groups: groups, account: query.account, service: query.service, generic: query.generic, type: query.type,
             filters: query.filters)
+    }
+
+    /// Fails the call with the fault the device's plan has for it, if any: after the call's
+    /// groups are checked (a group the app is not entitled to is its own answer), before the
+    /// store is touched.
+    func injectFault(_ function: SecItemFunction, groups: [String]) throws(KeychainError) {
+        if let fault = faults?.fault(for: function, groups: groups, app: app.bundleID) { throw .injected(fault) }
     }
 
     /// `group` in full if the app is entitled to it; `$(AppIdentifierPrefix)` is expanded first.

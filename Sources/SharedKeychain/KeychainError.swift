@@ -14,6 +14,9 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
     /// allowed: errSecAuthFailed (denied), errSecUserCanceled (canceled) or
     /// errSecInteractionNotAllowed (no UI may be shown).
     case authentication(KeychainStatus, String)
+    /// The device's fault plan failed the call on purpose (``InjectedFault``): the status is the
+    /// rule's, and nothing was read or written.
+    case injected(InjectedFault)
 
     /// The Keychain Services status this error reports.
     public var status: KeychainStatus {
@@ -23,6 +26,7 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
         case .itemNotFound: .itemNotFound
         case .invalidParameter: .param
         case .authentication(let status, _): status
+        case .injected(let fault): fault.status
         case .storage(let error):
             switch error {
             case .duplicateItem: .duplicateItem
@@ -50,7 +54,14 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
             message
         case .storage(let error):
             error.description
+        case .injected(let fault):
+            "\(fault); the device's fault plan asked for it, and nothing was read or written (to stop it, \(Remedy.clearFaultPlan))"
         }
+    }
+
+    /// The fault the device's plan injected, when this error is one.
+    public var injectedFault: InjectedFault? {
+        if case .injected(let fault) = self { fault } else { nil }
     }
 
     public var description: String { "\(status.name) (\(status.rawValue)): \(message)" }

@@ -36,7 +36,7 @@ public struct SimulatedApp: Sendable {
         self.clock = clock
         let view = keychains.view(for: app, now: clock.function)
         self.view = view
-        let keychain = Keychain(app: app.identity, store: view, now: clock.function)
+        let keychain = Keychain(app: app.identity, store: view, now: clock.function, faults: keychains.faults)
         self.keychain = keychain
         self.tokens = try tokens.map { configuration throws(TokenCacheError) in
             try TokenCache(keychain: keychain, configuration: configuration, now: clock.function)

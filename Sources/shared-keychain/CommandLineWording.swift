@@ -46,6 +46,7 @@ enum CommandLineWording {
         case .installBroker: "`shared-keychain device install-broker`"
         case .overwriteSuite: "use --force to replace them"
         case .checkWrittenSuite: "Written by `shared-keychain suite init`; check it with `shared-keychain suite check --suite <dir>`."
+        case .clearFaultPlan: "run `shared-keychain device fault clear`"
         }
     }
 

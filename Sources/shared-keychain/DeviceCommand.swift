@@ -14,6 +14,7 @@ struct DeviceCommand: ParsableCommand {
             DeviceInstallCommand.self, DeviceAppsCommand.self, DeviceUninstallCommand.self,
             DeviceLockCommand.self, DeviceUnlockCommand.self, DeviceRebootCommand.self, DeviceStatusCommand.self, DeviceAuthenticationCommand.self,
             DeviceInstallBrokerCommand.self, DeviceLaunchCommand.self,
+            DeviceFaultCommand.self,
         ]
     )
 }

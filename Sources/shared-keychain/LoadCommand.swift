@@ -203,7 +203,7 @@ struct LoadWorkerCommand: ReportingCommand {
 
     func execute() throws {
         // The fleet sends the policy with the configuration: the worker reads no policy file.
-        try WorkerProtocol.serve(store: try global.openStore())
+        try WorkerProtocol.serve(store: try global.openStore(), faults: global.device.faultPlan)
     }
 }
 

@@ -93,7 +93,7 @@ struct ScenarioRunCommand: ReportingCommand {
         let json = global.json
         let runner = ScenarioRunner(
             scenario: scenario, store: store, device: global.deviceControl,
-            skippedItems: SkippedItemReport { Output.warn(skipped: $0, json: json) })
+            skippedItems: SkippedItemReport { Output.warn(skipped: $0, json: json) }, faults: global.device.faultPlan)
         if fresh {
             let emptied = try runner.emptyGroups()
             Output.standardError.write("emptied the scenario's groups: \(emptied.counted("item")) deleted\n")
@@ -142,7 +142,7 @@ struct ScenarioWorkerCommand: ReportingCommand {
         let json = global.json
         ScenarioWorker.serve(
             scenario: loaded, bundleID: app, store: try global.openStore(),
-            skippedItems: SkippedItemReport { Output.warn(skipped: $0, json: json) })
+            skippedItems: SkippedItemReport { Output.warn(skipped: $0, json: json) }, faults: global.device.faultPlan)
     }
 }
 

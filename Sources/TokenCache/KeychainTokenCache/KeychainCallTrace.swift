@@ -27,6 +27,8 @@ public struct KeychainCall: Sendable, Hashable, CustomStringConvertible {
     public var status: KeychainStatus
     /// Items found or deleted, when the call reports a count.
     public var count: Int?
+    /// The fault the device's fault plan injected in place of the call's own answer, if it did.
+    public var injected: InjectedFault?
 
     /// `SecItemUpdate account='alice-env' service='refreshtoken-c--' type=2002 -> errSecItemNotFound`.
     public var description: String {
@@ -39,6 +41,7 @@ public struct KeychainCall: Sendable, Hashable, CustomStringConvertible {
         if let accessibility { parts.append("accessible=\(accessibility.rawValue)") }
         var outcome = status.name
         if let count, status == .success { outcome += " (\(count.counted("item")))" }
+        if let injected { outcome += " [injected: fault plan rule \(injected.rule)]" }
         return parts.joined(separator: " ") + " -> " + outcome
     }
 

@@ -50,7 +50,7 @@ struct KeychainTokenCache: Sendable {
             record(.copyMatching, query, status: .success, count: found.count)
             return found
         } catch {
-            record(.copyMatching, query, status: error.status)
+            record(.copyMatching, query, status: error.status, injected: error.injectedFault)
             guard case .itemNotFound = error else { throw .keychain(error) }
             return []
         }
@@ -75,7 +75,7 @@ struct KeychainTokenCache: Sendable {
             record(.update, query, status: .success)
             return
         } catch {
-            record(.update, query, status: error.status)
+            record(.update, query, status: error.status, injected: error.injectedFault)
             guard case .itemNotFound = error else { throw .keychain(error) }
         }
         let item = NewItem(
@@ -87,7 +87,9 @@ struct KeychainTokenCache: Sendable {
                 function: .add, account: item.account, service: item.service, generic: item.generic.map { String(decoding: $0, as: UTF8.self) },
                 type: item.type, accessibility: item.accessibility, status: .success))
         } catch {
-            record(KeychainCall(function: .add, account: item.account, service: item.service, type: item.type, status: error.status))
+            record(KeychainCall(
+                function: .add, account: item.account, service: item.service, type: item.type, status: error.status,
+                injected: error.injectedFault))
             throw .keychain(error)
         }
     }
@@ -105,7 +107,7 @@ struct KeychainTokenCache: Sendable {
             record(.delete, query, status: .success, count: deleted)
             return deleted
         } catch {
-            record(.delete, query, status: error.status)
+            record(.delete, query, status: error.status, injected: error.injectedFault)
             guard case .itemNotFound = error else { throw .keychain(error) }
             return 0
         }
@@ -170,10 +172,13 @@ struct KeychainTokenCache: Sendable {
         return snapshot
     }
 
-    private func record(_ function: KeychainCall.Function, _ query: KeychainQuery, status: KeychainStatus, count: Int? = nil) {
+    private func record(
+        _ function: KeychainCall.Function, _ query: KeychainQuery, status: KeychainStatus, count: Int? = nil, injected: InjectedFault? = nil
+    ) {
         record(KeychainCall(
             function: function, account: query.account, service: query.service,
-            generic: query.generic.map { String(decoding: $0, as: UTF8.self) }, type: query.type, status: status, count: count))
+            generic: query.generic.map { String(decoding: $0, as: UTF8.self) }, type: query.type, status: status, count: count,
+            injected: injected))
     }
 
     private func record(_ call: KeychainCall) {

@@ -67,9 +67,13 @@ enum TeamIDProbe {
 
     private static func probe(_ keychain: Keychain, trace: KeychainCallTrace?) throws(TokenCacheError) -> String {
         let query = query
-        func record(_ function: KeychainCall.Function, _ status: KeychainStatus, accessibility: Accessibility? = nil, count: Int? = nil) {
+        func record(
+            _ function: KeychainCall.Function, _ status: KeychainStatus, accessibility: Accessibility? = nil, count: Int? = nil,
+            injected: InjectedFault? = nil
+        ) {
             trace?.record(KeychainCall(
-                function: function, account: account, service: service, accessibility: accessibility, status: status, count: count))
+                function: function, account: account, service: service, accessibility: accessibility, status: status, count: count,
+                injected: injected))
         }
         let readStatus: KeychainStatus
         do {
@@ -77,7 +81,7 @@ enum TeamIDProbe {
             record(.copyMatching, .success, count: existing.count)
             return existing[0].group
         } catch {
-            record(.copyMatching, error.status)
+            record(.copyMatching, error.status, injected: error.injectedFault)
             readStatus = error.status
             guard readStatus == .itemNotFound || readStatus == .interactionNotAllowed else { throw .keychain(error) }
         }
@@ -86,7 +90,7 @@ enum TeamIDProbe {
                 let deleted = try keychain.delete(query)
                 record(.delete, .success, count: deleted)
             } catch {
-                record(.delete, error.status)
+                record(.delete, error.status, injected: error.injectedFault)
                 throw .keychain(error)
             }
         }
@@ -95,7 +99,7 @@ enum TeamIDProbe {
             record(.add, .success, accessibility: .always)
             return added.group
         } catch {
-            record(.add, error.status, accessibility: .always)
+            record(.add, error.status, accessibility: .always, injected: error.injectedFault)
             throw .keychain(error)
         }
     }
