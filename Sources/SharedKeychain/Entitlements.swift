@@ -64,11 +64,11 @@ public struct Entitlements: Sendable, Hashable {
         // takes it, and one without keychain entitlements fails at its first keychain call.
         self.keychainAccessGroups = try Self.strings(root, Self.keychainAccessGroupsKey, source: source)
         self.applicationGroups = try Self.strings(root, Self.applicationGroupsKey, source: source)
-        self.applicationIdentifier = try Self.applicationIdentifier(root, source: source)
+        self.applicationIdentifier = try Self.signedApplicationIdentifier(root, source: source)
     }
 
     /// The `application-identifier` string, `<TEAMID>.<bundle id>`; nil when absent.
-    private static func applicationIdentifier(_ root: [String: Any], source: String) throws(EntitlementsError) -> String? {
+    private static func signedApplicationIdentifier(_ root: [String: Any], source: String) throws(EntitlementsError) -> String? {
         let key = Self.applicationIdentifierKey
         guard let value = root[key] else { return nil }
         guard let identifier = value as? String else {

@@ -43,7 +43,7 @@ extension Keychain {
         recorded.modifiedBy = app.bundleID
         let date = now()
         var copied: [KeychainItem] = []
-        do {
+        do throws(StorageError) {
             for item in found where item.group != target {
                 var moved = recorded.applied(to: item, at: date)
                 moved.group = target
@@ -54,7 +54,7 @@ extension Keychain {
             undo(copied)
             throw KeychainError(error)
         }
-        do {
+        do throws(StorageError) {
             for item in found where item.group != target {
                 _ = try store.delete(matching: Self.exactly(item))
             }
@@ -83,7 +83,7 @@ extension Keychain {
         return ItemQuery(
             groups: [item.group], account: item.account, service: item.service,
             filters: ItemQuery.Filters(
-                synchronizable: item.synchronizable, itemClass: item.itemClass, internet: item.internet.map(InternetFields.init) ?? InternetFields(),
+                synchronizable: item.synchronizable, itemClass: item.itemClass, internet: item.internet.map { InternetFields($0) } ?? InternetFields(),
                 key: key))
     }
 }

@@ -17,7 +17,7 @@ public typealias KeychainItem = StoredItem
 public struct Keychain: Sendable {
     public let app: AppIdentity
     public let store: any ItemStore
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - app: who the calls act as: its groups decide what it reaches.
@@ -42,7 +42,7 @@ public struct Keychain: Sendable {
     public func add(_ new: NewItem) throws(KeychainError) -> KeychainItem {
         // No group: the first of the app's list, a wildcard entry literally (`ABCDE12345.*`), as
         // securityd takes the first entry of the list it derives from the entitlements.
-        let group = try new.group.map { (group) throws(KeychainError) in try entitled(group) } ?? defaultGroup()
+        let group = if let named = new.group { try entitled(named) } else { try defaultGroup() }
         let date = now()
         // Only a generic password has a service; a key has no account either.
         let service = new.internet == nil && new.key == nil ? new.service : ""

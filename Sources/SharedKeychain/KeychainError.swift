@@ -45,7 +45,8 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String {
         switch self {
         case .missingEntitlement(let group, let app, let entitled):
-            // The device's console line first, word for word (microsoft-authentication-library-for-objc #1591).
+            // The device's console line first, word for word, its list on one line
+            // (microsoft-authentication-library-for-objc #1591).
             "Client explicitly specifies access group \(DisplayText(group)) but is only entitled for \(Self.deviceList(entitled)). \(DisplayText(app)) must list the group in its keychain-access-groups entitlement (a wildcard entry such as 'TEAM.*' grants no group but itself)."
         case .noKeychainEntitlement(let app):
             // The device's console line (microsoft-authentication-library-for-objc #1499).
@@ -63,10 +64,10 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(status.name) (\(status.rawValue)): \(message)" }
 
-    /// A list as the device prints it (an `NSArray`'s description): one quoted entry a line.
+    /// A list as the device prints it (an `NSArray`'s description), on one line: the device
+    /// puts each entry on a line of its own, and a message here is always one line.
     static func deviceList(_ entries: [String]) -> String {
-        guard !entries.isEmpty else { return "(\n)" }
-        return "(\n" + entries.map { "    \"\(DisplayText($0))\"" }.joined(separator: ",\n") + "\n)"
+        "(" + entries.map { "\"\(DisplayText($0))\"" }.joined(separator: ", ") + ")"
     }
 
     init(_ error: StorageError) {
