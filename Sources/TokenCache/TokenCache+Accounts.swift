@@ -58,7 +58,7 @@ extension TokenCache {
     /// MSAL's `accountForUsername:` (`MSALPublicClientApplication`, through
     /// `MSALAccountEnumerationParameters initWithIdentifier:nil username:`, which lists signed-in
     /// accounts only): the first of ``accounts()`` whose username is `username`, compared
-    /// without regard to case as IdentityCore compares usernames; nil when none is.
+    /// without regard to case (a UPN's case carries no meaning); nil when none is.
     ///
     /// - Throws: ``TokenCacheError/invalidArgument(_:)`` for a blank username ("No username is
     ///   provided", as MSAL says); the keychain's failures.

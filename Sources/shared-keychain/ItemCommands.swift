@@ -233,9 +233,11 @@ struct ItemUpdateCommand: ReportingCommand {
         }
         if let ifVersion { try InputValidation.check(ifVersion, "--if-version", in: 1...UInt64.max) }
         let keychain = try app.keychain(global)
-        let count = try toGroup.map { (group) throws(KeychainError) in
-            try keychain.move(selection.query, toGroup: group, with: change, authenticationUI: authenticationUI)
-        } ?? keychain.update(selection.query, with: change, authenticationUI: authenticationUI)
+        let count = if let toGroup {
+            try keychain.move(selection.query, toGroup: toGroup, with: change, authenticationUI: authenticationUI)
+        } else {
+            try keychain.update(selection.query, with: change, authenticationUI: authenticationUI)
+        }
         if global.json {
             Output.printJSON(UpdatedJSON(updated: count, movedTo: toGroup))
         } else if let toGroup {

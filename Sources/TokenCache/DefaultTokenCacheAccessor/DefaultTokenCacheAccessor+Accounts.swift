@@ -15,7 +15,13 @@ extension DefaultTokenCacheAccessor {
             .accounts.map(\.value)
         // homeAccountIdsFromRTsWithAuthority: in single-FRT mode the family tokens are their own
         // type (2008), read first.
-        let refreshTypes = !signedInOnly ? [] : try credentialCache.checkFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
+        let refreshTypes: [CredentialType] = if !signedInOnly {
+            []
+        } else if try credentialCache.checkFRTEnabled() {
+            [.familyRefreshToken, .refreshToken]
+        } else {
+            [.refreshToken]
+        }
         var tokens: [Credential] = []
         for type in refreshTypes {
             tokens += try credentialCache.entries(matching: KeychainQuery(group: accessGroup, type: type.itemType)).credentials.map(\.value)
