@@ -59,9 +59,13 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// Updating an item whose access control asks the user asks for it, as on iOS (Apple's
 /// KeychainTouchID sample prompts on update, not on delete).
 ///
+/// `kSecAttrAccessGroup` in `attributesToUpdate` moves the items to that group
+/// (`Keychain.move(_:toGroup:with:authenticationUI:)`): the app must be entitled to it
+/// (`errSecMissingEntitlement` otherwise, and nothing moves).
+///
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, or `errSecDuplicateItem` when the change
-///   would give two items one primary key (nothing is changed then); the authentication
-///   statuses of `SecItemCopyMatching`.
+///   would give two items one primary key (nothing is changed then); `errSecMissingEntitlement`;
+///   the authentication statuses of `SecItemCopyMatching`.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     SecItemCall.run("SecItemUpdate") { keychain throws(SecItemFailure) in
@@ -75,9 +79,15 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
             throw .unimplemented("changing a key's class, label, tag, type or sizes is not implemented; delete the key and add it again")
         }
         let change = update.change
-        guard !change.isEmpty else { throw .param("the attributes to update are empty: name at least one attribute or kSecValueData") }
+        guard !change.isEmpty || update.group != nil else {
+            throw .param("the attributes to update are empty: name at least one attribute or kSecValueData")
+        }
         do throws(KeychainError) {
-            try keychain.update(request.query, with: change, authenticationUI: request.authenticationUI)
+            if let group = update.group {
+                try keychain.move(request.query, toGroup: group, with: change, authenticationUI: request.authenticationUI)
+            } else {
+                try keychain.update(request.query, with: change, authenticationUI: request.authenticationUI)
+            }
         } catch { throw SecItemFailure(error) }
     }
 }

@@ -162,9 +162,7 @@ struct SecItemRequest {
         case kSecAttrPort: internet.port = try Self.port(value)
         case kSecAttrPath: internet.path = try Self.string(value, key: "kSecAttrPath")
         case kSecAttrAccessGroup:
-            guard purpose != .update else {
-                throw .unimplemented("moving an item to another access group (kSecAttrAccessGroup in the attributes to update) is not implemented; delete it and add it to the other group")
-            }
+            // In the attributes to update, the group the items move to (`SecItemUpdate`).
             group = try Self.string(value, key: "kSecAttrAccessGroup")
         case kSecAttrGeneric: generic = try Self.data(value, key: "kSecAttrGeneric")
         case kSecAttrType where itemClass == .key: self.key.keyType = try Self.keyType(value)

@@ -40,12 +40,27 @@ public struct AccessGroup: Hashable, Sendable, Codable, CustomStringConvertible 
     static let prefixVariables = ["$(AppIdentifierPrefix)", "$(TeamIdentifierPrefix)"]
 
     public init(teamID: TeamIdentifier, identifier: String) throws(AccessGroupError) {
-        if let reason = Self.problem(with: identifier) {
+        // A wildcard part is kept literally; what precedes it follows the identifier's rules.
+        let stem = Self.wildcardStem(of: identifier) ?? identifier
+        if identifier != "*", let reason = Self.problem(with: stem) {
             throw .malformedGroup(entry: "\(teamID.rawValue).\(identifier)", reason: reason)
         }
         if Self.isReserved(identifier) { throw .reservedGroup("\(teamID.rawValue).\(identifier)") }
         self.teamID = teamID
         self.identifier = identifier
+    }
+
+    /// Whether the identifier ends in a wildcard part (`ABCDE12345.*`, `ABCDE12345.com.contoso.*`),
+    /// as a re-signing service's provisioning profile writes it. iOS keeps such an entry
+    /// literally: it is a group of that exact name and matches no other group by pattern.
+    public var isWildcard: Bool { Self.wildcardStem(of: identifier) != nil }
+
+    /// What comes before a final `*` part (`""` for `*` alone, `com.contoso` for
+    /// `com.contoso.*`); nil when there is no such part.
+    private static func wildcardStem(of identifier: String) -> String? {
+        if identifier == "*" { return "" }
+        guard identifier.hasSuffix(".*") else { return nil }
+        return String(identifier.dropLast(2))
     }
 
     /// For values already checked with ``problem(with:)``.

@@ -1,20 +1,42 @@
 import Foundation
 
 /// The part of an app's `entitlements.plist` that matters to the keychain: its
-/// `keychain-access-groups` array and its `com.apple.security.application-groups`, entries in
-/// the order written.
+/// `keychain-access-groups` array, its `com.apple.security.application-groups` and its
+/// `application-identifier`, entries in the order written.
+///
+/// Both an Xcode source file and a signed app's dump (`codesign -d --entitlements`) are read as
+/// the device takes them: wildcard entries (`TEAM.*`, left by re-signing services) and
+/// `com.apple.token` are kept, and a file with none of the three keys is an app signed without
+/// keychain entitlements, which every keychain call refuses (see ``AppIdentity/hasKeychainEntitlement``).
 public struct Entitlements: Sendable, Hashable {
     public static let keychainAccessGroupsKey = "keychain-access-groups"
     public static let applicationGroupsKey = "com.apple.security.application-groups"
+    public static let applicationIdentifierKey = "application-identifier"
 
     /// The raw entries, `$(AppIdentifierPrefix)` not yet expanded.
     public let keychainAccessGroups: [String]
     /// The app groups, as written (`group.com.contoso.shared`).
     public let applicationGroups: [String]
+    /// The signed app ID (`ABCDE12345.com.contoso.mail`), present in a signed app's dump; nil in
+    /// an Xcode source file, where signing adds it.
+    public let applicationIdentifier: String?
 
-    public init(keychainAccessGroups: [String], applicationGroups: [String] = []) {
+    /// - Parameters:
+    ///   - keychainAccessGroups: the `keychain-access-groups` entries, as written.
+    ///   - applicationGroups: the `com.apple.security.application-groups` entries, as written.
+    ///   - applicationIdentifier: the signed `application-identifier`, if the file has one.
+    public init(keychainAccessGroups: [String], applicationGroups: [String] = [], applicationIdentifier: String? = nil) {
         self.keychainAccessGroups = keychainAccessGroups
         self.applicationGroups = applicationGroups
+        self.applicationIdentifier = applicationIdentifier
+    }
+
+    /// Whether these entitlements give the app any keychain access group: an app ID, a
+    /// keychain group or an app group (signing adds the app ID to an Xcode file with groups).
+    /// Without any, iOS answers every keychain call with -34018, "Client has neither
+    /// application-identifier nor keychain-access-groups entitlements".
+    public var grantsKeychainAccess: Bool {
+        applicationIdentifier != nil || !keychainAccessGroups.isEmpty || !applicationGroups.isEmpty
     }
 
     /// Reads an XML or binary property list.
@@ -38,13 +60,27 @@ public struct Entitlements: Sendable, Hashable {
         guard let root = plist as? [String: Any] else {
             throw .wrongType(file: source, key: "(root)", expected: "a dictionary", found: Self.typeName(plist))
         }
-        // Either key may be missing when the other is there: an app may share through app
-        // groups alone.
-        guard root[Self.keychainAccessGroupsKey] != nil || root[Self.applicationGroupsKey] != nil else {
-            throw .missingKey(file: source, key: Self.keychainAccessGroupsKey)
-        }
+        // Any key may be missing, all of them too: a signed app's dump is taken as the device
+        // takes it, and one without keychain entitlements fails at its first keychain call.
         self.keychainAccessGroups = try Self.strings(root, Self.keychainAccessGroupsKey, source: source)
         self.applicationGroups = try Self.strings(root, Self.applicationGroupsKey, source: source)
+        self.applicationIdentifier = try Self.signedApplicationIdentifier(root, source: source)
+    }
+
+    /// The `application-identifier` string, `<TEAMID>.<bundle id>`; nil when absent.
+    private static func signedApplicationIdentifier(_ root: [String: Any], source: String) throws(EntitlementsError) -> String? {
+        let key = Self.applicationIdentifierKey
+        guard let value = root[key] else { return nil }
+        guard let identifier = value as? String else {
+            throw .wrongType(file: source, key: key, expected: "a string", found: Self.typeName(value))
+        }
+        guard let dot = identifier.firstIndex(of: "."), (try? TeamIdentifier(String(identifier[..<dot]))) != nil,
+              identifier.index(after: dot) < identifier.endIndex
+        else {
+            throw .wrongType(file: source, key: key, expected: "'<team ID>.<bundle ID>', like 'ABCDE12345.com.contoso.mail'",
+                             found: "'\(DisplayText(identifier))'")
+        }
+        return identifier
     }
 
     /// The array of strings at `key`; empty when the key is absent.
@@ -66,8 +102,10 @@ public struct Entitlements: Sendable, Hashable {
     /// An XML property list holding these entitlements, as Xcode writes it.
     public func propertyListData() throws(EntitlementsError) -> Data {
         do {
-            var root: [String: Any] = [Self.keychainAccessGroupsKey: keychainAccessGroups]
+            var root: [String: Any] = [:]
+            if !keychainAccessGroups.isEmpty { root[Self.keychainAccessGroupsKey] = keychainAccessGroups }
             if !applicationGroups.isEmpty { root[Self.applicationGroupsKey] = applicationGroups }
+            if let applicationIdentifier { root[Self.applicationIdentifierKey] = applicationIdentifier }
             return try PropertyListSerialization.data(fromPropertyList: root, format: .xml, options: 0)
         } catch {
             throw .unreadable(file: "(in memory)", reason: (error as NSError).localizedDescription)
@@ -91,20 +129,21 @@ public struct Entitlements: Sendable, Hashable {
 /// Why an entitlements file could not be used. Every message names the file.
 public enum EntitlementsError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(file: String, reason: String)
-    case missingKey(file: String, key: String)
     case wrongType(file: String, key: String, expected: String, found: String)
     case invalidGroup(file: String, AccessGroupError)
+    /// The file's `application-identifier` is not the app ID of the app it is used for.
+    case applicationIdentifierMismatch(file: String, found: String, expected: String)
 
     public var description: String {
         switch self {
         case .unreadable(let file, let reason):
             "cannot read entitlements '\(file)': \(reason)"
-        case .missingKey(let file, let key):
-            "entitlements '\(file)' have no '\(key)' key; add the array of keychain groups the app may use"
         case .wrongType(let file, let key, let expected, let found):
             "entitlements '\(file)': '\(key)' must be \(expected), but it is \(found)"
         case .invalidGroup(let file, let error):
             "entitlements '\(file)': \(error)"
+        case .applicationIdentifierMismatch(let file, let found, let expected):
+            "entitlements '\(file)': 'application-identifier' is '\(DisplayText(found))', but the app's ID is '\(expected)'; use the dump of this app, or give the team and bundle ID it was signed with"
         }
     }
 }

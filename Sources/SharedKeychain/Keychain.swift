@@ -19,7 +19,7 @@ public struct Keychain: Sendable {
     public let store: any ItemStore
     /// The device's fault plan, asked before each SecItem call runs; nil: no faults.
     public let faults: (any KeychainFaultSource)?
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - app: who the calls act as: its groups decide what it reaches.
@@ -47,7 +47,9 @@ public struct Keychain: Sendable {
     /// unless given, as on a device), and the emulator's provenance naming this app.
     @discardableResult
     public func add(_ new: NewItem) throws(KeychainError) -> KeychainItem {
-        let group = try new.group.map { (group) throws(KeychainError) in try entitled(group) } ?? app.accessGroups[0].rawValue
+        // No group: the first of the app's list, a wildcard entry literally (`ABCDE12345.*`), as
+        // securityd takes the first entry of the list it derives from the entitlements.
+        let group = if let named = new.group { try entitled(named) } else { try defaultGroup() }
         try injectFault(.add, groups: [group])
         let date = now()
         // Only a generic password has a service; a key has no account either.
@@ -78,7 +80,7 @@ public struct Keychain: Sendable {
     public func copyMatching(
         _ query: KeychainQuery, limit: MatchLimit, returningData: Bool, authenticationUI: AuthenticationUI
     ) throws(KeychainError) -> [KeychainItem] {
-        var scoped = try resolve(query)
+        var scoped = try resolve(query, reading: true)
         try injectFault(.copyMatching, groups: scoped.groups)
         if authenticationUI == .skip { scoped.filters.asksUser = false }
         let found: [KeychainItem]
@@ -157,9 +159,10 @@ public struct Keychain: Sendable {
     }
 
     /// The storage query for `query`: its group checked against the app's entitlements, or all
-    /// the app's groups when it names none.
-    func resolve(_ query: KeychainQuery) throws(KeychainError) -> ItemQuery {
-        let groups = try query.group.map { (group) throws(KeychainError) in [try entitled(group)] }
+    /// the app's groups when it names none. `reading` allows ``AppIdentity/tokenGroup``.
+    func resolve(_ query: KeychainQuery, reading: Bool = false) throws(KeychainError) -> ItemQuery {
+        guard app.hasKeychainEntitlement else { throw .noKeychainEntitlement(app: app.bundleID) }
+        let groups = try query.group.map { (group) throws(KeychainError) in [try entitled(group, reading: reading)] }
             ?? app.accessGroupNames
         return ItemQuery(
             groups: groups, account: query.account, service: query.service, generic: query.generic, type: query.type,
@@ -173,14 +176,23 @@ public struct Keychain: Sendable {
         if let fault = faults?.fault(for: function, groups: groups, app: app.bundleID) { throw .injected(fault) }
     }
 
+    /// Where an add without a group goes: the app's first group.
+    private func defaultGroup() throws(KeychainError) -> String {
+        guard let first = app.accessGroups.first else { throw .noKeychainEntitlement(app: app.bundleID) }
+        return first.rawValue
+    }
+
     /// `group` in full if the app is entitled to it; `$(AppIdentifierPrefix)` is expanded first.
-    func entitled(_ group: String) throws(KeychainError) -> String {
+    /// The match is literal: a wildcard entry grants only the group of that exact name. CryptoTokenKit's
+    /// group may be read, never written.
+    func entitled(_ group: String, reading: Bool = false) throws(KeychainError) -> String {
+        guard app.hasKeychainEntitlement else { throw .noKeychainEntitlement(app: app.bundleID) }
         var full = group
         for variable in AccessGroup.prefixVariables where full.hasPrefix(variable) {
             full = app.teamID.rawValue + "." + full.dropFirst(variable.count)
         }
-        guard app.isEntitled(to: full) else {
-            throw .missingEntitlement(group: group, app: app.bundleID, entitled: app.accessGroupNames)
+        guard app.isEntitled(to: full) || (reading && full == AppIdentity.tokenGroup) else {
+            throw .missingEntitlement(group: group, app: app.bundleID, entitled: app.deviceAccessGroupList)
         }
         return full
     }
@@ -200,7 +212,7 @@ extension Keychain {
     ///   may not use; ``KeychainError/invalidParameter(_:)`` (errSecParam) when the store cannot
     ///   be watched (it does not conform to `ItemWatching`); the store's own failures.
     public func watch(group: String? = nil) throws(KeychainError) -> ItemWatch {
-        let groups = try resolve(.all(in: group)).groups
+        let groups = try resolve(.all(in: group), reading: true).groups
         guard let watchable = store as? any ItemWatching else {
             throw .invalidParameter(
                 "the '\(store.name)' store cannot be watched: it does not report changes (watching needs the Secret Service or the in-memory store)"

@@ -3,8 +3,12 @@ import KeychainStorage
 /// A failed keychain operation: the Keychain Services status it stands for, and a message a
 /// person can act on. Messages name groups, accounts and services, never secret data.
 public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The app named an access group it is not entitled to (`""` included).
+    /// The app named an access group it is not entitled to (`""` included). `entitled` is the
+    /// app's list as the device prints it (``AppIdentity/deviceAccessGroupList``).
     case missingEntitlement(group: String, app: String, entitled: [String])
+    /// The app was signed without any keychain entitlement (``AppIdentity/hasKeychainEntitlement``):
+    /// every call is errSecMissingEntitlement.
+    case noKeychainEntitlement(app: String)
     case duplicateItem(PrimaryKey)
     case itemNotFound(query: String)
     case invalidParameter(String)
@@ -21,7 +25,7 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The Keychain Services status this error reports.
     public var status: KeychainStatus {
         switch self {
-        case .missingEntitlement: .missingEntitlement
+        case .missingEntitlement, .noKeychainEntitlement: .missingEntitlement
         case .duplicateItem: .duplicateItem
         case .itemNotFound: .itemNotFound
         case .invalidParameter: .param
@@ -45,7 +49,12 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String {
         switch self {
         case .missingEntitlement(let group, let app, let entitled):
-            "\(DisplayText(app)) is not entitled to access group '\(DisplayText(group))'; its groups are: \(entitled.joined(separator: ", ")). Add the group to the app's keychain-access-groups entitlement."
+            // The device's console line first, word for word, its list on one line
+            // (microsoft-authentication-library-for-objc #1591).
+            "Client explicitly specifies access group \(DisplayText(group)) but is only entitled for \(Self.deviceList(entitled)). \(DisplayText(app)) must list the group in its keychain-access-groups entitlement (a wildcard entry such as 'TEAM.*' grants no group but itself)."
+        case .noKeychainEntitlement(let app):
+            // The device's console line (microsoft-authentication-library-for-objc #1499).
+            "Client has neither application-identifier nor keychain-access-groups entitlements. \(DisplayText(app)) was signed without keychain entitlements: sign it with its application-identifier or a keychain-access-groups entitlement."
         case .duplicateItem(let key):
             "an item with \(key) already exists; update it instead"
         case .itemNotFound(let query):
@@ -65,6 +74,12 @@ public enum KeychainError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(status.name) (\(status.rawValue)): \(message)" }
+
+    /// A list as the device prints it (an `NSArray`'s description), on one line: the device
+    /// puts each entry on a line of its own, and a message here is always one line.
+    static func deviceList(_ entries: [String]) -> String {
+        "(" + entries.map { "\"\(DisplayText($0))\"" }.joined(separator: ", ") + ")"
+    }
 
     init(_ error: StorageError) {
         if case .duplicateItem(let key) = error {

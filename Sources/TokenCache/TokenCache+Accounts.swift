@@ -1,3 +1,4 @@
+import Foundation
 import SharedKeychain
 
 /// What the group holds for one account, as a check after many apps worked on it needs it: the
@@ -16,7 +17,58 @@ public struct AccountState: Sendable, Hashable {
     public var signInState: SignInState?
 }
 
+/// An account as MSAL lists it with `returnOnlySignedInAccounts = NO`, marked with this client's
+/// sign-in state, so one this client signed out shows as such.
+public struct ListedAccount: Sendable, Hashable, Encodable {
+    /// The account, as ``TokenCache/accounts()`` gives it.
+    public var account: CachedAccount
+    /// This client's sign-in state for it (its account metadata); nil when it has no entry.
+    public var signInState: SignInState?
+
+    /// Whether this client signed the account out (`signed_out` in its account metadata).
+    public var isSignedOut: Bool { signInState == .signedOut }
+
+    private enum CodingKeys: String, CodingKey { case signInState, signedOut }
+
+    /// The account's own fields, then `signInState` (`signed_in`, `signed_out`, or null) and
+    /// `signedOut`.
+    public func encode(to encoder: any Encoder) throws {
+        try account.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(signInState?.rawValue, forKey: .signInState)
+        try container.encode(isSignedOut, forKey: .signedOut)
+    }
+}
+
 extension TokenCache {
+    /// MSAL's accounts with `MSALAccountEnumerationParameters.returnOnlySignedInAccounts = NO`
+    /// (microsoft-authentication-library-for-objc #988; IdentityCore `MSIDDefaultTokenCacheAccessor
+    /// accountsWithAuthority:...signedInAccountsOnly:NO`): every account record of the group,
+    /// whatever its refresh tokens or sign-in state, one per home account, then ADAL's users as
+    /// ``accounts()`` adds them. Each is marked with this client's sign-in state, which the
+    /// emulator reads for the mark (MSAL returns the accounts unmarked).
+    public func accountsIncludingSignedOut() throws(TokenCacheError) -> [ListedAccount] {
+        var listed: [ListedAccount] = []
+        for account in try defaultAccessor.accounts(signedInOnly: false) {
+            listed.append(ListedAccount(account: account, signInState: try defaultAccessor.accountMetadata.signInState(of: account.homeAccountID)))
+        }
+        return listed
+    }
+
+    /// MSAL's `accountForUsername:` (`MSALPublicClientApplication`, through
+    /// `MSALAccountEnumerationParameters initWithIdentifier:nil username:`, which lists signed-in
+    /// accounts only): the first of ``accounts()`` whose username is `username`, compared
+    /// without regard to case (a UPN's case carries no meaning); nil when none is.
+    ///
+    /// - Throws: ``TokenCacheError/invalidArgument(_:)`` for a blank username ("No username is
+    ///   provided", as MSAL says); the keychain's failures.
+    public func account(username: String) throws(TokenCacheError) -> CachedAccount? {
+        guard !username.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw .invalidArgument("No username is provided: give the account's username (UPN), like alice@contoso.com")
+        }
+        return try accounts().first { $0.username.lowercased() == username.lowercased() }
+    }
+
     /// MSAL's `allAccounts` for this app (`MSALAccountsProvider allAccounts`, IdentityCore
     /// `MSIDDefaultTokenCacheAccessor accountsWithAuthority` with no authority): the account
     /// records of the group in ANY environment, kept when this client's account metadata says

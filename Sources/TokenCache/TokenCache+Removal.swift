@@ -75,7 +75,7 @@ extension TokenCache {
     public func deletionHistory() throws(TokenCacheError) -> [IntentJournal.Deletion] {
         guard keychain.app.isEntitled(to: accessGroup) else {
             throw .keychain(.missingEntitlement(
-                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroupNames))
+                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.deviceAccessGroupList))
         }
         do { return try IntentJournal(store: keychain.store.journalStore).deletions(group: accessGroup) } catch {
             throw .keychain(.storage(error))
@@ -87,7 +87,7 @@ extension TokenCache {
     public func interruptedDeletions() throws(TokenCacheError) -> [IntentJournal.Interrupted] {
         guard keychain.app.isEntitled(to: accessGroup) else {
             throw .keychain(.missingEntitlement(
-                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroupNames))
+                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.deviceAccessGroupList))
         }
         do { return try IntentJournal(store: keychain.store.journalStore).interrupted(group: accessGroup) } catch {
             throw .keychain(.storage(error))

@@ -119,8 +119,9 @@ struct ActorOptions: ParsableArguments {
     /// reaches every group. Returns whether the actor is an app declared ad hoc, for journals.
     func checkReach(_ group: String, _ global: some CommandOptions) throws -> Bool {
         guard let app = try resolve(global) else { return false }
+        guard app.identity.hasKeychainEntitlement else { throw KeychainError.noKeychainEntitlement(app: app.bundleID) }
         guard app.identity.isEntitled(to: group) else {
-            throw KeychainError.missingEntitlement(group: group, app: app.bundleID, entitled: app.identity.accessGroupNames)
+            throw KeychainError.missingEntitlement(group: group, app: app.bundleID, entitled: app.identity.deviceAccessGroupList)
         }
         return app.isAdHoc
     }

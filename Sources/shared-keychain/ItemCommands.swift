@@ -209,7 +209,10 @@ struct ItemUpdateCommand: ReportingCommand {
             or --stdin the data. With nothing to set nothing is changed (errSecParam). --if-version \
             V makes the update a compare-and-swap: it applies only if every matching item is still \
             at version V (see `item get --json`), else it fails with errSKVersionConflict (-99001, \
-            exit 18) and changes nothing.
+            exit 18) and changes nothing. --to-group G moves the items to group G (kSecAttrAccessGroup \
+            in SecItemUpdate's attributes), which the app must be entitled to (errSecMissingEntitlement, \
+            exit 13, and nothing moves); an item of G with the same primary key is errSecDuplicateItem \
+            (exit 12), and nothing changes.
             """
     )
 
@@ -217,6 +220,10 @@ struct ItemUpdateCommand: ReportingCommand {
     @OptionGroup var selection: ItemSelectionOptions
     @OptionGroup var changes: ItemChangeOptions
     @OptionGroup var input: DataOptions
+
+    @Option(name: .customLong("to-group"), help: ArgumentHelp(
+        "Move the matching items to this access group (the app must be entitled to it and to theirs).", valueName: "group"))
+    var toGroup: String?
 
     @Option(name: .customLong("if-version"), help: ArgumentHelp(
         "Update only if the item is still at this version (compare-and-swap).", valueName: "version"))
@@ -235,18 +242,34 @@ struct ItemUpdateCommand: ReportingCommand {
 
     func execute() throws {
         let change = try changes.change(data: try input.read(), ifVersion: ifVersion)
-        guard !change.isEmpty else {
-            throw UsageFailure(message: "nothing to update: give new data (--data TEXT, --data-file FILE or --stdin) or an attribute to set (--new-label, --new-comment, ...)")
+        guard !change.isEmpty || toGroup != nil else {
+            throw UsageFailure(message: "nothing to update: give new data (--data TEXT, --data-file FILE or --stdin), an attribute to set (--new-label, --new-comment, ...) or --to-group")
+        }
+        if toGroup != nil && ifVersion != nil {
+            throw UsageFailure(message: "--if-version cannot be combined with --to-group: a move is not a compare-and-swap")
         }
         if let ifVersion { try InputValidation.check(ifVersion, "--if-version", in: 1...UInt64.max) }
         let keychain = try app.keychain(global)
-        let count = try keychain.update(selection.query, with: change, authenticationUI: authenticationUI)
+        let count = if let toGroup {
+            try keychain.move(selection.query, toGroup: toGroup, with: change, authenticationUI: authenticationUI)
+        } else {
+            try keychain.update(selection.query, with: change, authenticationUI: authenticationUI)
+        }
         if global.json {
-            Output.printJSON(["updated": count])
+            Output.printJSON(UpdatedJSON(updated: count, movedTo: toGroup))
+        } else if let toGroup {
+            Output.standardOutput.write("moved \(count.counted("item")) to \(toGroup)\n")
         } else {
             Output.standardOutput.write("updated \(count.counted("item"))\n")
         }
     }
+}
+
+/// `item update --json`: how many items changed, and the group they moved to with `--to-group`
+/// (absent otherwise).
+private struct UpdatedJSON: Encodable {
+    let updated: Int
+    let movedTo: String?
 }
 
 struct ItemDeleteCommand: ReportingCommand {

@@ -13,7 +13,7 @@ struct TokenCommand: ParsableCommand {
             (<team>.com.microsoft.adalcache by default), minted by an emulated issuer: no \
             network. Token values are masked unless --show-secrets.
             """,
-        subcommands: [TokenSignInCommand.self, TokenAcquireCommand.self, TokenAccountsCommand.self,
+        subcommands: [TokenSignInCommand.self, TokenAcquireCommand.self, TokenAccountsCommand.self, TokenAccountCommand.self,
                       TokenRemoveCommand.self, TokenWipeCommand.self, TokenWipeInfoCommand.self]
     )
 }
@@ -144,32 +144,79 @@ struct TokenAccountsCommand: ReportingCommand {
     static let configuration = CommandConfiguration(
         commandName: "accounts",
         abstract: "List the accounts this app sees in the shared group (MSAL's allAccounts).",
-        discussion: "An account shows when a refresh token for it belongs to this client or to its family, unless this client signed it out. One account per home account ID, with a tenant profile per tenant the user signed in to (a row each: tenant ID, the user's object ID there, home or guest); --json gives them as tenantProfiles."
+        discussion: "An account shows when a refresh token for it belongs to this client or to its family, unless this client signed it out. One account per home account ID, with a tenant profile per tenant the user signed in to (a row each: tenant ID, the user's object ID there, home or guest); --json gives them as tenantProfiles. --include-signed-out lists every account record of the group, as MSAL does with returnOnlySignedInAccounts = NO, with a STATE column (signed_in, signed_out, or - for no entry); --json adds signInState and signedOut."
     )
 
     @OptionGroup(title: "The app") var app: AppOptions
     @OptionGroup var tokens: TokenOptions
 
+    @Flag(help: ArgumentHelp(
+        "Also list accounts this client signed out, and those without a usable refresh token (MSAL's returnOnlySignedInAccounts = NO), each marked with this client's sign-in state."))
+    var includeSignedOut = false
+
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
     func execute() throws {
-        let accounts = try tokens.tokenCache(global, app: app).accounts()
-        if global.json {
-            Output.printJSON(accounts)
+        let cache = try tokens.tokenCache(global, app: app)
+        guard includeSignedOut else {
+            let accounts = try cache.accounts()
+            if global.json {
+                Output.printJSON(accounts)
+            } else {
+                Self.printTable(accounts.map { ($0, nil) }, states: false)
+            }
             return
         }
-        // One row per tenant profile; the account's own cells only on its first.
-        let rows = accounts.flatMap { account in
+        let listed = try cache.accountsIncludingSignedOut()
+        if global.json {
+            Output.printJSON(listed)
+        } else {
+            Self.printTable(listed.map { ($0.account, $0.signInState) }, states: true)
+        }
+    }
+
+    /// One row per tenant profile; the account's own cells only on its first.
+    static func printTable(_ accounts: [(CachedAccount, SignInState?)], states: Bool) {
+        let rows = accounts.flatMap { account, state in
             account.tenantProfiles.enumerated().map { index, profile in
-                let accountCells = index == 0
+                var accountCells = index == 0
                     ? [account.username, account.homeAccountID, account.environment, account.authorityType.rawValue]
                     : ["", "", "", ""]
+                if states { accountCells.append(index == 0 ? state?.rawValue ?? "-" : "") }
                 return accountCells + [profile.tenantID, profile.localAccountID ?? "", profile.isHomeTenant ? "home" : "guest"]
             }
         }
-        let header = ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY", "TENANT", "LOCAL ACCOUNT ID", "PROFILE"]
+        let header = ["USERNAME", "HOME ACCOUNT ID", "ENVIRONMENT", "AUTHORITY"] + (states ? ["STATE"] : [])
+            + ["TENANT", "LOCAL ACCOUNT ID", "PROFILE"]
         Output.standardOutput.write(TextTable(header: header, rows: rows).rendered)
         Output.standardOutput.write("\(accounts.count.counted("account"))\n")
+    }
+}
+
+struct TokenAccountCommand: ReportingCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "account",
+        abstract: "The account this app sees for a username (MSAL's accountForUsername).",
+        discussion: "The first of `token accounts` whose username matches, without regard to case; signed-out accounts are not found, as in MSAL. No such account: errSecItemNotFound, exit 11."
+    )
+
+    @OptionGroup(title: "The app") var app: AppOptions
+    @OptionGroup var tokens: TokenOptions
+
+    @Option(help: ArgumentHelp("The account's username (UPN), like alice@contoso.com.", valueName: "upn"))
+    var username: String
+
+    @OptionGroup(title: "Keyring and output") var global: GlobalOptions
+
+    func execute() throws {
+        guard let account = try tokens.tokenCache(global, app: app).account(username: username) else {
+            throw KeychainError.itemNotFound(query: "an account signed in as '\(DisplayText(username))' that this app can use")
+        }
+        if global.json {
+            Output.printJSON(account)
+        } else {
+            TokenAccountsCommand.printTable([(account, nil)], states: false)
+        }
     }
 }
 

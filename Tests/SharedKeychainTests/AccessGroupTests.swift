@@ -42,6 +42,20 @@ struct AccessGroupTests {
         #expect(error?.description.contains("'\(entry)'") == true)
     }
 
+    /// A re-signing service's `TEAM.*` (microsoft-authentication-library-for-objc #1591) is an
+    /// entry iOS keeps literally; a `*` anywhere but a whole last part is still malformed.
+    @Test(arguments: ["ABCDE12345.*", "$(AppIdentifierPrefix)*", "ABCDE12345.com.contoso.*"])
+    func keepsWildcardEntriesLiterally(_ entry: String) throws {
+        let group = try AccessGroup(entitlement: entry, teamID: team)
+        #expect(group.isWildcard)
+        #expect(group.rawValue == entry.replacingOccurrences(of: "$(AppIdentifierPrefix)", with: "ABCDE12345."))
+    }
+
+    @Test(arguments: ["ABCDE12345.com*", "ABCDE12345.*.contoso", "ABCDE12345..*", "ABCDE12345.**"])
+    func rejectsOtherStars(_ entry: String) {
+        #expect(throws: AccessGroupError.self) { try AccessGroup(entitlement: entry, teamID: team) }
+    }
+
     @Test func rejectsAnotherTeamsGroup() {
         #expect(throws: AccessGroupError.foreignTeam(entry: "ZZZZZ99999.com.other", team: "ZZZZZ99999", appTeam: "ABCDE12345")) {
             try AccessGroup(entitlement: "ZZZZZ99999.com.other", teamID: team)

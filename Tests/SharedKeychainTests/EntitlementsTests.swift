@@ -84,11 +84,50 @@ struct EntitlementsTests {
         #expect(throws: AccessGroupError.invalidBundleID(bundleID)) { try AppIdentity(bundleID: bundleID, teamID: team) }
     }
 
-    @Test func missingKeyNamesFileAndKey() throws {
+    /// Issue 30: a file without any keychain key was refused; a device takes it as an app signed
+    /// without keychain entitlements (microsoft-authentication-library-for-objc #1499).
+    @Test func fileWithoutKeychainKeysIsAnAppWithoutKeychainEntitlement() throws {
         let url = try fixture("no-groups")
-        let error = #expect(throws: EntitlementsError.self) { try Entitlements(contentsOf: url) }
-        #expect(error == .missingKey(file: url.path, key: "keychain-access-groups"))
-        #expect(error?.description.contains(url.path) == true)
+        let entitlements = try Entitlements(contentsOf: url)
+        #expect(!entitlements.grantsKeychainAccess)
+        let app = try AppIdentity(bundleID: "com.contoso.mail", teamID: team, entitlements: entitlements, source: url.path)
+        #expect(!app.hasKeychainEntitlement)
+        #expect(app.accessGroupNames.isEmpty)
+        #expect(app.deviceAccessGroupList == ["com.apple.token"])
+    }
+
+    /// microsoft-authentication-library-for-objc #1591: a re-signed build's dump, as `codesign`
+    /// prints it, with `TEAM.*`; `com.apple.token` pasted from the device's list is accepted.
+    @Test func readsASignedDumpWithAWildcardAndTheTokenGroup() throws {
+        let data = try PropertyListSerialization.data(fromPropertyList: [
+            "application-identifier": "ABCDE12345.com.xamarin.xtcapp9",
+            "keychain-access-groups": ["ABCDE12345.*", "com.apple.token"],
+            "get-task-allow": false,
+        ], format: .xml, options: 0)
+        let entitlements = try Entitlements(propertyList: data, source: "dump")
+        #expect(entitlements.applicationIdentifier == "ABCDE12345.com.xamarin.xtcapp9")
+        let app = try AppIdentity(bundleID: "com.xamarin.xtcapp9", teamID: team, entitlements: entitlements, source: "dump")
+        #expect(app.accessGroupNames == ["ABCDE12345.*", "ABCDE12345.com.xamarin.xtcapp9"])
+        #expect(app.deviceAccessGroupList.last == "com.apple.token")
+        #expect(app.keychainAccessGroups.first?.isWildcard == true)
+        #expect(!app.isEntitled(to: "ABCDE12345.com.microsoft.adalcache"))
+        #expect(app.isEntitled(to: "ABCDE12345.*"))
+        #expect(try Entitlements(propertyList: entitlements.propertyListData(), source: "round trip") == entitlements)
+    }
+
+    @Test func applicationIdentifierOfAnotherAppOrShapeNamesFileAndKey() throws {
+        let other = Entitlements(keychainAccessGroups: [], applicationIdentifier: "ABCDE12345.com.contoso.calendar")
+        #expect(throws: EntitlementsError.applicationIdentifierMismatch(
+            file: "dump", found: "ABCDE12345.com.contoso.calendar", expected: "ABCDE12345.com.contoso.mail")) {
+            try AppIdentity(bundleID: "com.contoso.mail", teamID: team, entitlements: other, source: "dump")
+        }
+        for value: Any in ["x", 42] {
+            let data = try PropertyListSerialization.data(fromPropertyList: ["application-identifier": value], format: .xml, options: 0)
+            let error = #expect(throws: EntitlementsError.self) { try Entitlements(propertyList: data, source: "x.plist") }
+            guard case .wrongType("x.plist", "application-identifier", _, _) = error else {
+                Issue.record("expected the key named, got \(String(describing: error))"); continue
+            }
+        }
     }
 
     @Test func wrongTypeSaysWhatWasFound() throws {

@@ -167,7 +167,8 @@ struct ManifestErrorTests {
     @Test func badEntitlementsFileIsReported() throws {
         let noGroups = try PropertyListSerialization.data(fromPropertyList: ["application-identifier": "x"], format: .binary, options: 0)
         let (error, _) = try load("apps:\n\(Self.entry(["entitlements": "e.plist"]))\n", files: ["e.plist": noGroups])
-        guard case .entitlements(_, .missingKey(let file, "keychain-access-groups")) = error else {
+        // Issue 30: a file without keychain-access-groups is read now; a malformed key still names it.
+        guard case .entitlements(_, .wrongType(let file, "application-identifier", _, _)) = error else {
             Issue.record("got \(String(describing: error))"); return
         }
         #expect(file.hasSuffix("/e.plist"))

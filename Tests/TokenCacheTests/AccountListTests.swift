@@ -105,4 +105,41 @@ struct AccountListTests {
         #expect(try suite.calendar.accounts().map(\.username).sorted() == ["bob@contoso.com", "carol@contoso.com"])
         #expect(try suite.calendar.convertEarlierLayout() == 0)
     }
+
+    /// MSAL's `returnOnlySignedInAccounts = NO` (microsoft-authentication-library-for-objc #988;
+    /// MSIDDefaultAccessorSSOIntegrationTests
+    /// testAccountsWithAuthority_whenReturnSignedInAccountFalse_shouldReturnAllAvailableAccounts):
+    /// every account record, the one this client signed out included and marked so.
+    @Test(arguments: Backend.memoryAndKeyring)
+    func accountsWithAuthority_whenReturnSignedInAccountFalse_shouldReturnAllAvailableAccounts(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com")
+        let bob = try suite.legacy.signIn(username: "bob@contoso.com")
+        try suite.calendar.signIn(username: "alice@contoso.com")
+        try suite.calendar.remove(account: "alice@contoso.com")
+        #expect(try suite.calendar.accounts().isEmpty)
+        let listed = try suite.calendar.accountsIncludingSignedOut()
+        #expect(listed.map(\.account) == [alice.account, bob.account])
+        #expect(listed.map(\.signInState) == [.signedOut, nil])
+        #expect(listed.map(\.isSignedOut) == [true, false])
+        let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(listed)) as? [[String: Any]])
+        #expect(json.first?["username"] as? String == "alice@contoso.com")
+        #expect(json.first?["signInState"] as? String == "signed_out")
+        #expect(json.first?["signedOut"] as? Bool == true)
+    }
+
+    /// MSAL's `accountForUsername:` (MSALPublicClientApplication): the signed-in account of that
+    /// username, any case; none for a signed-out one; a blank username is refused.
+    @Test(arguments: Backend.memoryAndKeyring)
+    func accountForUsernameFindsSignedInAccountsOnly(_ backend: Backend) throws {
+        let suite = try Suite(backend)
+        let alice = try suite.mail.signIn(username: "alice@contoso.com")
+        #expect(try suite.mail.account(username: "Alice@Contoso.com") == alice.account)
+        #expect(try suite.mail.account(username: "bob@contoso.com") == nil)
+        try suite.mail.remove(account: "alice@contoso.com")
+        #expect(try suite.mail.account(username: "alice@contoso.com") == nil)
+        #expect(throws: TokenCacheError.invalidArgument("No username is provided: give the account's username (UPN), like alice@contoso.com")) {
+            try suite.mail.account(username: " ")
+        }
+    }
 }

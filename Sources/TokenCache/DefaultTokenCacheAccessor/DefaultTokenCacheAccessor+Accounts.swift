@@ -2,8 +2,10 @@ import Foundation
 import SharedKeychain
 
 extension DefaultTokenCacheAccessor {
-    /// ``TokenCache/accounts()``.
-    func accounts() throws(TokenCacheError) -> [CachedAccount] {
+    /// ``TokenCache/accounts()``; with `signedInOnly` false, ``TokenCache/accountsIncludingSignedOut()``
+    /// (IdentityCore `accountsWithAuthority:...signedInAccountsOnly:NO`: every account record,
+    /// no refresh-token or sign-in-state filter, so no refresh-token read).
+    func accounts(signedInOnly: Bool = true) throws(TokenCacheError) -> [CachedAccount] {
         if sdk == .adal {
             return try otherAccessor.accounts(clientID: clientID, familyID: familyID)
         }
@@ -13,7 +15,13 @@ extension DefaultTokenCacheAccessor {
             .accounts.map(\.value)
         // homeAccountIdsFromRTsWithAuthority: in single-FRT mode the family tokens are their own
         // type (2008), read first.
-        let refreshTypes = try credentialCache.checkFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
+        let refreshTypes: [CredentialType] = if !signedInOnly {
+            []
+        } else if try credentialCache.checkFRTEnabled() {
+            [.familyRefreshToken, .refreshToken]
+        } else {
+            [.refreshToken]
+        }
         var tokens: [Credential] = []
         for type in refreshTypes {
             tokens += try credentialCache.entries(matching: KeychainQuery(group: accessGroup, type: type.itemType)).credentials.map(\.value)
@@ -31,10 +39,12 @@ extension DefaultTokenCacheAccessor {
         var order: [String] = []
         for account in records {
             let home = CacheKey.normalized(account.homeAccountID)
-            switch try accountMetadata.signInState(of: account.homeAccountID) {
-            case .signedOut?: continue
-            case .signedIn?: break
-            default: guard withToken.contains(home) else { continue }
+            if signedInOnly {
+                switch try accountMetadata.signInState(of: account.homeAccountID) {
+                case .signedOut?: continue
+                case .signedIn?: break
+                default: guard withToken.contains(home) else { continue }
+                }
             }
             // msalAccountsFromMSIDAccounts: one account per home account ID, a tenant profile
             // per record; the home tenant's record gives the account its fields.

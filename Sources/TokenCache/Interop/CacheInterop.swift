@@ -59,7 +59,7 @@ extension TokenCache {
         // input parses, and nothing is read or written.
         guard keychain.app.isEntitled(to: accessGroup) else {
             throw .keychain(.missingEntitlement(
-                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.accessGroupNames))
+                group: accessGroup, app: keychain.app.bundleID, entitled: keychain.app.deviceAccessGroupList))
         }
         let plan = try CacheImport(data)
         try rollBackInterruptedImports()
