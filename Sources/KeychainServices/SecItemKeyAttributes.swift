@@ -38,7 +38,7 @@ extension SecItemRequest {
     /// "2"), or the number Apple returns.
     static func keyClass(_ value: Any) throws(SecItemFailure) -> String {
         let text = (value as? String) ?? integer(value).map { String($0) }
-        guard let text, [kSecAttrKeyClassPublic, kSecAttrKeyClassPrivate, kSecAttrKeyClassSymmetric].contains(text) else {
+        guard let text, [kSecAttrKeyClassPublic, kSecAttrKeyClassPrivate, kSecAttrKeyClassSymmetric].contains(text as CFString) else {
             throw .param("kSecAttrKeyClass must be kSecAttrKeyClassPublic, kSecAttrKeyClassPrivate or kSecAttrKeyClassSymmetric, not \(value)")
         }
         return text
@@ -81,7 +81,7 @@ extension SecItemRequest {
             kSecAttrCanDerive: "kSecAttrCanDerive", kSecAttrCanSign: "kSecAttrCanSign", kSecAttrCanVerify: "kSecAttrCanVerify",
             kSecAttrCanWrap: "kSecAttrCanWrap", kSecAttrCanUnwrap: "kSecAttrCanUnwrap",
         ]
-        return names[name] ?? name
+        return names[name as CFString] ?? name
     }
 }
 

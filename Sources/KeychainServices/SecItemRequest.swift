@@ -146,7 +146,7 @@ struct SecItemRequest {
     }
 
     private mutating func read(_ key: String, _ value: Any, for purpose: Purpose) throws(SecItemFailure) {
-        if purpose == .delete, [kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecReturnRef].contains(key) {
+        if purpose == .delete, [kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecReturnRef].contains(key as CFString) {
             // SecItemDelete returns nothing; iOS ignores what a search query reused as its base asks for.
             _ = try Self.bool(value, key: Self.name(of: key))
             return

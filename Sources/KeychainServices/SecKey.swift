@@ -7,61 +7,61 @@ import Foundation
 // MARK: Key attributes
 
 /// `kSecAttrKeyClass`: public, private or symmetric (part of a key's primary key).
-public let kSecAttrKeyClass: CFString = "kcls"
+nonisolated(unsafe) public let kSecAttrKeyClass: CFString = "kcls"
 /// `kSecAttrKeyClassPublic`.
-public let kSecAttrKeyClassPublic: CFString = "0"
+nonisolated(unsafe) public let kSecAttrKeyClassPublic: CFString = "0"
 /// `kSecAttrKeyClassPrivate`.
-public let kSecAttrKeyClassPrivate: CFString = "1"
+nonisolated(unsafe) public let kSecAttrKeyClassPrivate: CFString = "1"
 /// `kSecAttrKeyClassSymmetric`.
-public let kSecAttrKeyClassSymmetric: CFString = "2"
+nonisolated(unsafe) public let kSecAttrKeyClassSymmetric: CFString = "2"
 /// `kSecAttrApplicationLabel`: bytes (a public key's hash, for asymmetric keys).
-public let kSecAttrApplicationLabel: CFString = "klbl"
+nonisolated(unsafe) public let kSecAttrApplicationLabel: CFString = "klbl"
 /// `kSecAttrApplicationTag`: the caller's name for the key, as bytes.
-public let kSecAttrApplicationTag: CFString = "atag"
+nonisolated(unsafe) public let kSecAttrApplicationTag: CFString = "atag"
 /// `kSecAttrKeyType`: the algorithm. The same key as `kSecAttrType` ("type"), as on Apple's platforms.
-public let kSecAttrKeyType: CFString = "type"
+nonisolated(unsafe) public let kSecAttrKeyType: CFString = "type"
 /// `kSecAttrKeyTypeRSA`.
-public let kSecAttrKeyTypeRSA: CFString = "42"
+nonisolated(unsafe) public let kSecAttrKeyTypeRSA: CFString = "42"
 /// `kSecAttrKeyTypeEC`.
-public let kSecAttrKeyTypeEC: CFString = "73"
+nonisolated(unsafe) public let kSecAttrKeyTypeEC: CFString = "73"
 /// `kSecAttrKeyTypeECSECPrimeRandom`.
-public let kSecAttrKeyTypeECSECPrimeRandom: CFString = "73"
+nonisolated(unsafe) public let kSecAttrKeyTypeECSECPrimeRandom: CFString = "73"
 /// `kSecAttrKeySizeInBits`.
-public let kSecAttrKeySizeInBits: CFString = "bsiz"
+nonisolated(unsafe) public let kSecAttrKeySizeInBits: CFString = "bsiz"
 /// `kSecAttrEffectiveKeySize`.
-public let kSecAttrEffectiveKeySize: CFString = "esiz"
+nonisolated(unsafe) public let kSecAttrEffectiveKeySize: CFString = "esiz"
 /// `kSecAttrStartDate`: not implemented (errSecUnimplemented).
-public let kSecAttrStartDate: CFString = "sdat"
+nonisolated(unsafe) public let kSecAttrStartDate: CFString = "sdat"
 /// `kSecAttrEndDate`: not implemented (errSecUnimplemented).
-public let kSecAttrEndDate: CFString = "edat"
+nonisolated(unsafe) public let kSecAttrEndDate: CFString = "edat"
 /// `kSecAttrTokenID`: keys kept in a token (the Secure Enclave); not implemented.
-public let kSecAttrTokenID: CFString = "tkid"
+nonisolated(unsafe) public let kSecAttrTokenID: CFString = "tkid"
 /// `kSecAttrTokenIDSecureEnclave`.
-public let kSecAttrTokenIDSecureEnclave: CFString = "com.apple.setoken"
+nonisolated(unsafe) public let kSecAttrTokenIDSecureEnclave: CFString = "com.apple.setoken"
 /// `kSecAttrIsPermanent`: a key-generation parameter; accepted, not kept.
-public let kSecAttrIsPermanent: CFString = "perm"
+nonisolated(unsafe) public let kSecAttrIsPermanent: CFString = "perm"
 /// `kSecAttrIsSensitive`: accepted, not kept.
-public let kSecAttrIsSensitive: CFString = "sens"
+nonisolated(unsafe) public let kSecAttrIsSensitive: CFString = "sens"
 /// `kSecAttrIsExtractable`: accepted, not kept.
-public let kSecAttrIsExtractable: CFString = "extr"
+nonisolated(unsafe) public let kSecAttrIsExtractable: CFString = "extr"
 /// `kSecAttrCanEncrypt`: accepted, not kept (MSAL's broker key sets it).
-public let kSecAttrCanEncrypt: CFString = "encr"
+nonisolated(unsafe) public let kSecAttrCanEncrypt: CFString = "encr"
 /// `kSecAttrCanDecrypt`: accepted, not kept.
-public let kSecAttrCanDecrypt: CFString = "decr"
+nonisolated(unsafe) public let kSecAttrCanDecrypt: CFString = "decr"
 /// `kSecAttrCanDerive`: accepted, not kept.
-public let kSecAttrCanDerive: CFString = "drve"
+nonisolated(unsafe) public let kSecAttrCanDerive: CFString = "drve"
 /// `kSecAttrCanSign`: accepted, not kept.
-public let kSecAttrCanSign: CFString = "sign"
+nonisolated(unsafe) public let kSecAttrCanSign: CFString = "sign"
 /// `kSecAttrCanVerify`: accepted, not kept.
-public let kSecAttrCanVerify: CFString = "vrfy"
+nonisolated(unsafe) public let kSecAttrCanVerify: CFString = "vrfy"
 /// `kSecAttrCanWrap`: accepted, not kept.
-public let kSecAttrCanWrap: CFString = "wrap"
+nonisolated(unsafe) public let kSecAttrCanWrap: CFString = "wrap"
 /// `kSecAttrCanUnwrap`: accepted, not kept.
-public let kSecAttrCanUnwrap: CFString = "unwp"
+nonisolated(unsafe) public let kSecAttrCanUnwrap: CFString = "unwp"
 /// `kSecPrivateKeyAttrs`: the private key's attributes in `SecKeyCreateRandomKey`'s parameters.
-public let kSecPrivateKeyAttrs: CFString = "private"
+nonisolated(unsafe) public let kSecPrivateKeyAttrs: CFString = "private"
 /// `kSecPublicKeyAttrs`: the public key's attributes in `SecKeyCreateRandomKey`'s parameters.
-public let kSecPublicKeyAttrs: CFString = "public"
+nonisolated(unsafe) public let kSecPublicKeyAttrs: CFString = "public"
 
 // MARK: SecKey
 
@@ -72,7 +72,9 @@ public final class SecKey: Sendable {
 }
 
 /// `SecKeyAlgorithm`: the name of a cryptographic algorithm.
-public struct SecKeyAlgorithm: RawRepresentable, Hashable, Sendable {
+// Unchecked: its one property is an immutable string (`NSString` here, where Foundation does not
+// mark it `Sendable`).
+public struct SecKeyAlgorithm: RawRepresentable, Hashable, @unchecked Sendable {
     /// Apple's name of the algorithm.
     public let rawValue: CFString
 

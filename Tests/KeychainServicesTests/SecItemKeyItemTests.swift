@@ -65,7 +65,7 @@ struct SecItemKeyItemTests {
             #expect(rows.count == 1)
             return try #require(rows.first)
         }
-        #expect(attributes[kSecClass as String] as? String == kSecClassKey)
+        #expect(attributes[kSecClass as String] as? String == kSecClassKey as String)
         #expect(attributes[kSecAttrAccessGroup as String] as? String == apps.shared)
         #expect(attributes[kSecAttrApplicationTag as String] as? Data == Self.brokerTag)
         #expect(attributes[kSecAttrApplicationLabel as String] as? Data == Data())
@@ -74,7 +74,7 @@ struct SecItemKeyItemTests {
         #expect((attributes[kSecAttrKeyType as String] as? NSNumber)?.uint32Value == Self.aes)
         #expect((attributes[kSecAttrKeySizeInBits as String] as? NSNumber)?.intValue == 256)
         #expect((attributes[kSecAttrEffectiveKeySize as String] as? NSNumber)?.intValue == 256)
-        #expect(attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly)
+        #expect(attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String)
         #expect(attributes[kSecAttrAccount as String] == nil)
         #expect(attributes[kSecAttrService as String] == nil)
         #expect(attributes[kSecValueData as String] == nil)
