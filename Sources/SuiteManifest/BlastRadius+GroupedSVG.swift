@@ -1,3 +1,5 @@
+import SharedKeychain
+
 extension BlastRadius {
     /// The SVG of a large suite: a row and a column per group of apps that share the same
     /// exposure, the groups' apps listed under the legend. Only blocks with a call are drawn
@@ -5,23 +7,30 @@ extension BlastRadius {
     /// blocks, not with the pairs.
     func groupedSVG(_ groups: ExposureGroups) -> String {
         let count = groups.members.count
-        let headers = groups.members.enumerated().map { index, members in
-            (name: "G\(index + 1)", size: members.count.counted("app"),
-             first: members.first.map { DisplayText(apps[$0].label).description } ?? "")
+        let headers: [(name: String, size: String, first: String)] = groups.members.enumerated().map { index, members in
+            let first = members.first.map { DisplayText(apps[$0].label).description } ?? ""
+            return ("G\(index + 1)", members.count.counted("app"), first)
         }
-        let blocks = (0..<count).flatMap { row in (0..<count).map { column in (row, column, groups.calls(attacker: row, victim: column)) } }
-        let layout = SVGLayout(appCount: count, longestLabel: headers.map { $0.first.count + " and 999 more".count }.max() ?? 0)
-        let rowHeight = layout.rowHeight(maxCalls: blocks.map(\.2.count).max() ?? 0)
+        var blocks: [(row: Int, column: Int, calls: [DestructiveCall])] = []
+        for row in 0..<count {
+            for column in 0..<count { blocks.append((row, column, groups.calls(attacker: row, victim: column))) }
+        }
+        let longestLabel: Int = headers.map(\.first.count).max() ?? 0
+        let layout = SVGLayout(appCount: count, longestLabel: longestLabel + " and 999 more".count)
+        let maxCalls: Int = blocks.map(\.calls.count).max() ?? 0
+        let rowHeight = layout.rowHeight(maxCalls: maxCalls)
         let gridWidth = Double(count) * layout.columnWidth
         let gridBottom = layout.gridTop + Double(count) * rowHeight
         let legendLines = callLegendLines(width: layout.legendCharacters)
-        let groupLines = groups.members.enumerated().map { index, members in
-            wrapped("G\(index + 1) (\(members.count.counted("app"))): "
-                    + members.map { DisplayText(apps[$0].displayName).description }.joined(separator: ", "),
-                    width: layout.legendCharacters).enumerated().map { ($0 == 0 ? "" : "      ") + $1 }
+        let groupLines: [[String]] = groups.members.enumerated().map { index, members in
+            let names = members.map { DisplayText(apps[$0].displayName).description }.joined(separator: ", ")
+            let lines = wrapped("G\(index + 1) (\(members.count.counted("app"))): \(names)", width: layout.legendCharacters)
+            return lines.enumerated().map { $0 == 0 ? $1 : "      \($1)" }
         }
-        let groupsTop = gridBottom + 70 + Double(legendLines.count) * 16 + 20
-        let height = groupsTop + 30 + Double(groupLines.map(\.count).reduce(0, +)) * 16 + 20
+        let legendHeight = Double(legendLines.count) * 16
+        let groupsTop: Double = gridBottom + 90 + legendHeight
+        let groupLineCount: Int = groupLines.map(\.count).reduce(0, +)
+        let height: Double = groupsTop + 50 + Double(groupLineCount) * 16
         let title = "Blast radius: " + (suiteName ?? manifest)
         let subtitle = isEmpty
             ? "no app can destroy another app's sign-in"
@@ -55,12 +64,14 @@ extension BlastRadius {
             let x = layout.gridLeft + Double(column) * layout.columnWidth
             let y = layout.gridTop + Double(row) * rowHeight
             let frame = "x=\"\(x)\" y=\"\(y)\" width=\"\(layout.columnWidth)\" height=\"\(rowHeight)\" stroke=\"#999\""
+            let center: Double = x + layout.columnWidth / 2
+            let textTop: Double = y + 22
             if row == column, groups.members[row].count == 1 {
                 out += "<g class=\"self\"><rect \(frame) fill=\"#e6e6e6\"/>"
-                    + "<text x=\"\(x + layout.columnWidth / 2)\" y=\"\(y + 22)\" text-anchor=\"middle\" fill=\"#777\">self (not counted)</text></g>\n"
+                out += "<text x=\"\(center)\" y=\"\(textTop)\" text-anchor=\"middle\" fill=\"#777\">self (not counted)</text></g>\n"
             } else if !calls.isEmpty {
                 out += "<g class=\"block\" data-attacker-group=\"G\(row + 1)\" data-victim-group=\"G\(column + 1)\">"
-                    + "<rect \(frame) fill=\"\(fill(calls))\"/>\(callTexts(calls, x: x, y: y))</g>\n"
+                out += "<rect \(frame) fill=\"\(fill(calls))\"/>\(callTexts(calls, x: x, y: y))</g>\n"
             }
         }
         out += "<text x=\"20\" y=\"\(gridBottom + 36)\" font-weight=\"bold\">Calls</text>\n"
