@@ -79,7 +79,7 @@ wait "$load_pid" 2>/dev/null && status=0 || status=$?
 echo "# load exited with status $status"
 
 # The trend is taken up to the last sample inside the run: a sample taken as the run ends sees
-# its end-of-run report being built (about +450 kB at once), and counting that as growth once
+# its end-of-run report being built (+0.45 to +3 MB at once), and counting that as growth once
 # made a flat process look like it grew by some 40 kB a minute.
 echo "# PROCESS  FIRST kB (s)  WARM kB (s)  STEADY kB (s)  kB/min  AT EXIT kB (s)  (warm: the first sample at 60 s or later; steady: the last before the run's end at $(seconds_of "$duration") s)"
 awk -v end="$(seconds_of "$duration")" '
