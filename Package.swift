@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "KeychainStorage", targets: ["KeychainStorage"]),
         .library(name: "SecretServiceStorage", targets: ["SecretServiceStorage"]),
+        // For the Benchmarks package's `suite blast-radius` benchmarks.
+        .library(name: "SuiteManifest", targets: ["SuiteManifest"]),
         .executable(name: "shared-keychain", targets: ["shared-keychain"]),
     ],
     dependencies: [

@@ -21,6 +21,7 @@ let package = Package(
                 .product(name: "SecretServiceStorage", package: "SharedKeychain"),
                 .product(name: "TokenCache", package: "SharedKeychain"),
                 .product(name: "LoadGeneration", package: "SharedKeychain"),
+                .product(name: "SuiteManifest", package: "SharedKeychain"),
             ],
             path: "Benchmarks/KeychainBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]

@@ -8,7 +8,8 @@
 # Settings (environment): DURATION (default 10m, as `load --duration`), RATE (20 operations per
 # second in total; 0 for a closed loop, each app as fast as it can), APPS (2), INTERVAL (30 seconds between samples), ITEMS (20), MIX (load's
 # default when empty). Prints one line per sample, `seconds process kB`, then each process's
-# first sample, its first sample after a minute of warm-up, its last, and the change since warm-up.
+# first sample, its first sample after a minute of warm-up, its last inside the run (steady), the
+# growth from warm to steady in kB a minute, and the sample taken as the run ended.
 #
 # Bounded in time: the load run is stopped (by its process id) at DURATION plus two minutes,
 # and the private keyring is stopped and the state directory removed on exit, whatever happens.
@@ -77,15 +78,21 @@ done
 wait "$load_pid" 2>/dev/null && status=0 || status=$?
 echo "# load exited with status $status"
 
-echo "# PROCESS  FIRST kB (s)  WARM kB (s)  LAST kB (s)  CHANGE SINCE WARM (warm: the first sample at 60 s or later)"
-awk '
+# The trend is taken up to the last sample inside the run: a sample taken as the run ends sees
+# its end-of-run report being built (+0.45 to +3 MB at once), and counting that as growth once
+# made a flat process look like it grew by some 40 kB a minute.
+echo "# PROCESS  FIRST kB (s)  WARM kB (s)  STEADY kB (s)  kB/min  AT EXIT kB (s)  (warm: the first sample at 60 s or later; steady: the last before the run's end at $(seconds_of "$duration") s)"
+awk -v end="$(seconds_of "$duration")" '
     { if (!($2 in first)) { first[$2] = $3; firstAt[$2] = $1 }
       if ($1 >= 60 && !($2 in warm)) { warm[$2] = $3; warmAt[$2] = $1 }
+      if ($1 < end) { steady[$2] = $3; steadyAt[$2] = $1 }
       last[$2] = $3; lastAt[$2] = $1 }
     END {
         for (name in first) {
             if (!(name in warm)) { warm[name] = first[name]; warmAt[name] = firstAt[name] }
-            printf "# %-8s %8d (%ds) %8d (%ds) %8d (%ds) %+.1f%%\n", name, first[name], firstAt[name], warm[name], warmAt[name],
-                last[name], lastAt[name], 100 * (last[name] - warm[name]) / warm[name]
+            if (!(name in steady)) { steady[name] = last[name]; steadyAt[name] = lastAt[name] }
+            minutes = (steadyAt[name] - warmAt[name]) / 60
+            printf "# %-8s %8d (%ds) %8d (%ds) %8d (%ds) %+7.1f %8d (%ds)\n", name, first[name], firstAt[name], warm[name], warmAt[name],
+                steady[name], steadyAt[name], (minutes > 0 ? (steady[name] - warm[name]) / minutes : 0), last[name], lastAt[name]
         }
     }' "$samples" | sort

@@ -2,17 +2,23 @@ import Foundation
 import SharedKeychain
 
 extension BlastRadius {
+    /// Up to this many apps, the SVG has a row and a column per app; beyond, per group of apps
+    /// that share the same exposure, so a suite of hundreds of apps stays a readable page.
+    public static let svgAppRowLimit = 12
+
     /// The matrix as a standalone SVG document: apps by apps (rows: the app making the call,
     /// columns: the app whose sign-in goes), each cell naming its calls and shaded by how many
-    /// there are, the diagonal greyed out, and a legend of the calls below.
+    /// there are, the diagonal greyed out, and a legend of the calls below. A suite of more than
+    /// 12 apps is drawn by groups of apps that share the same exposure, listed under the legend.
     public var svg: String {
+        apps.count > Self.svgAppRowLimit ? groupedSVG(exposureGroups) : perAppSVG
+    }
+
+    private var perAppSVG: String {
         let layout = SVGLayout(appCount: apps.count, longestLabel: apps.map { DisplayText($0.label).description.count }.max() ?? 0)
         let rowHeight = layout.rowHeight(maxCalls: cells.map(\.ways.count).max() ?? 0)
         let gridBottom = layout.gridTop + Double(apps.count) * rowHeight
-        let legendLines = DestructiveCall.allCases.flatMap { call in
-            wrapped("\(call.code)  \(call.api): \(call.summary)", width: layout.legendCharacters)
-                .enumerated().map { ($0 == 0 ? "" : "      ") + $1 }
-        }
+        let legendLines = callLegendLines(width: layout.legendCharacters)
         let height = gridBottom + 70 + Double(legendLines.count) * 16 + 20
         let title = "Blast radius: " + (suiteName ?? manifest)
         let subtitle = isEmpty
@@ -66,20 +72,34 @@ extension BlastRadius {
                 """
         }
         let calls = ways(attacker: attacker.bundleID, victim: victim.bundleID).map(\.call)
-        // Shade by how many ways there are: none, some, most.
-        let fill = calls.isEmpty ? "#eef7ee" : calls.count < 3 ? "#fde9c9" : "#f7c6c0"
-        var out = "<g class=\"cell\" data-attacker=\"\(escape(attacker.bundleID))\" data-victim=\"\(escape(victim.bundleID))\"><rect \(frame) fill=\"\(fill)\"/>"
+        var out = "<g class=\"cell\" data-attacker=\"\(escape(attacker.bundleID))\" data-victim=\"\(escape(victim.bundleID))\"><rect \(frame) fill=\"\(fill(calls))\"/>"
         if calls.isEmpty {
             out += "<text x=\"\(center)\" y=\"\(y + 22)\" text-anchor=\"middle\" fill=\"#4a7f4a\">none</text>"
         }
-        for (index, call) in calls.enumerated() {
-            out += "<text x=\"\(x + 10)\" y=\"\(y + 20 + Double(index) * 16)\" data-call=\"\(call.rawValue)\">\(call.code)  \(escape(call.api))</text>"
+        return out + callTexts(calls, x: x, y: y) + "</g>\n"
+    }
+
+    /// Shaded by how many ways there are: none, some, most.
+    func fill(_ calls: [DestructiveCall]) -> String {
+        calls.isEmpty ? "#eef7ee" : calls.count < 3 ? "#fde9c9" : "#f7c6c0"
+    }
+
+    /// A cell's calls, one line each, for the cell whose top left corner is (`x`, `y`).
+    func callTexts(_ calls: [DestructiveCall], x: Double, y: Double) -> String {
+        calls.enumerated().map { index, call in
+            "<text x=\"\(x + 10)\" y=\"\(y + 20 + Double(index) * 16)\" data-call=\"\(call.rawValue)\">\(call.code)  \(escape(call.api))</text>"
+        }.joined()
+    }
+
+    /// The legend of the calls, wrapped to `width` characters, continuation lines indented.
+    func callLegendLines(width: Int) -> [String] {
+        DestructiveCall.allCases.flatMap { call in
+            wrapped("\(call.code)  \(call.api): \(call.summary)", width: width).enumerated().map { ($0 == 0 ? "" : "      ") + $1 }
         }
-        return out + "</g>\n"
     }
 
     /// `text` in lines of at most `width` characters, broken at spaces.
-    private func wrapped(_ text: String, width: Int) -> [String] {
+    func wrapped(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         var line = ""
         for word in text.split(separator: " ") {
@@ -96,14 +116,14 @@ extension BlastRadius {
     /// `text` as SVG character data or an attribute value: control characters (not allowed in
     /// XML) and bidi overrides as visible escapes and a long value cut (``DisplayText``), then
     /// XML's escapes.
-    private func escape(_ text: String) -> String {
+    func escape(_ text: String) -> String {
         DisplayText(text).description.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }
 
-/// Where the SVG matrix's parts go, from the number of apps and the longest label.
-private struct SVGLayout {
+/// Where the SVG matrix's parts go, from the number of rows (apps or groups) and the longest label.
+struct SVGLayout {
     let appCount: Int
     let longestLabel: Int
 

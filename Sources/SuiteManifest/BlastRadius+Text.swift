@@ -52,15 +52,19 @@ extension BlastRadius: TextReport {
     /// Per call, each reason it reaches a sign-in, with the apps it lets reach which others:
     /// `W wipeCacheForAllAccounts: <why>` over `  Contoso Mail -> Contoso Calendar, Contoso Notes`.
     private var howLines: [String] {
+        let labels = Dictionary(apps.map { ($0.bundleID, DisplayText($0.label).description) }, uniquingKeysWith: { first, _ in first })
+        func label(of bundleID: String) -> String { labels[bundleID] ?? DisplayText(bundleID).description }
         var lines: [String] = []
         for call in DestructiveCall.allCases {
             // Reasons in order of first appearance; attackers and victims in manifest order.
             var reasons: [(reason: String, reach: [(attacker: String, victims: [String])])] = []
+            var reasonPositions: [String: Int] = [:]
             for cell in cells {
                 guard let way = cell.ways.first(where: { $0.call == call }) else { continue }
                 let victim = label(of: cell.victim)
-                let index = reasons.firstIndex { $0.reason == way.reason } ?? {
+                let index = reasonPositions[way.reason] ?? {
                     reasons.append((way.reason, []))
+                    reasonPositions[way.reason] = reasons.count - 1
                     return reasons.count - 1
                 }()
                 if let last = reasons[index].reach.last, last.attacker == cell.attacker {
@@ -101,4 +105,5 @@ extension BlastRadius: TextReport {
     private func label(of bundleID: String) -> String {
         DisplayText(apps.first { $0.bundleID == bundleID }?.label ?? bundleID).description
     }
+
 }

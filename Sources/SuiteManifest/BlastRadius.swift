@@ -20,6 +20,16 @@ public struct BlastRadius: Sendable, Hashable {
     /// (``intuneExposures`` are the apps that can delete it).
     public let intuneReaders: [IntuneReader]
 
+    /// Where each (attacker, victim) pair's cell is in ``cells``: a lookup in constant time, so
+    /// reporting a suite costs what its pairs do, not pairs times cells.
+    private let cellPositions: [Pair: Int]
+
+    /// An ordered pair of bundle IDs.
+    private struct Pair: Hashable {
+        let attacker: String
+        let victim: String
+    }
+
     /// An app as the matrix labels it.
     public struct App: Sendable, Hashable {
         /// The bundle ID.
@@ -87,11 +97,14 @@ public struct BlastRadius: Sendable, Hashable {
         }
         self.cells = cells
         intuneReaders = try Self.intuneReaders(of: subjects)
+
+        cellPositions = Dictionary(cells.indices.map { (Pair(attacker: cells[$0].attacker, victim: cells[$0].victim), $0) },
+                                   uniquingKeysWith: { first, _ in first })
     }
 
     /// The ways `attacker` can destroy `victim`'s sign-in (bundle IDs); empty for none.
     public func ways(attacker: String, victim: String) -> [Way] {
-        cells.first { $0.attacker == attacker && $0.victim == victim }?.ways ?? []
+        cellPositions[Pair(attacker: attacker, victim: victim)].map { cells[$0].ways } ?? []
     }
 
     /// True when no app can destroy another's sign-in.

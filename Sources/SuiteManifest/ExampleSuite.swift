@@ -52,11 +52,15 @@ public enum ExampleSuite {
     ///   when one of the files exists, unless `force`.
     @discardableResult
     public static func write(to directory: URL, force: Bool = false) throws(ExampleSuiteError) -> [URL] {
+        try write(files(), to: directory, force: force)
+    }
+
+    /// Writes `files` (paths relative to `directory`) as ``write(to:force:)`` does.
+    static func write(_ files: [(path: String, contents: Data)], to directory: URL, force: Bool) throws(ExampleSuiteError) -> [URL] {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw .notADirectory(directory.path)
         }
-        let files = try files()
         let existing = files.map(\.path).filter {
             FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
         }

@@ -26,6 +26,12 @@ struct SuiteInitCommand: ReportingCommand {
             Contoso Mail, Calendar and Notes under team \(ExampleSuite.teamID), sharing one client ID \
             and com.microsoft.adalcache, each with an entitlements.plist and an Info.plist. If any \
             of the files exists, nothing is written unless --force is given.
+
+            --apps N writes a generated suite of N apps instead, as one suite.yaml with the plists \
+            inline, for trying `suite blast-radius` at size: every ten apps, six MSAL apps share \
+            com.microsoft.adalcache, a client ID and family 1, one is an ADAL app in that group, one \
+            an MSAL app there with a second client ID, one keeps its cache in a group of its own and \
+            uses the broker, and one keeps its own group but lists the shared one in its entitlements.
             """
     )
 
@@ -37,6 +43,9 @@ struct SuiteInitCommand: ReportingCommand {
 
     @Flag(help: "Overwrite files that exist.")
     var force = false
+
+    @Option(help: ArgumentHelp("Write a generated suite of this many apps (plists inline) instead of the three-app example.", valueName: "n"))
+    var apps: Int?
 
     @OptionGroup(title: "Output") var global: BasicOptions
 
@@ -51,7 +60,9 @@ struct SuiteInitCommand: ReportingCommand {
     func execute() throws {
         let directory = try resolvedDirectory()
         let target = URL(fileURLWithPath: directory, isDirectory: true)
-        let written = try ExampleSuite.write(to: target, force: force)
+        if let apps, apps < 1 { throw UsageFailure(message: "--apps takes a number of apps of at least 1, not \(apps)") }
+        let written = try apps.map { try ExampleSuite.writeGenerated(apps: $0, to: target, force: force) }
+            ?? ExampleSuite.write(to: target, force: force)
         // Paths as the user spelled the directory, so they can be pasted back.
         let paths = written.map { (directory as NSString).appendingPathComponent(String($0.path.dropFirst(target.path.count + 1))) }
         if global.json {
@@ -130,7 +141,10 @@ struct SuiteBlastRadiusCommand: ReportingCommand {
             {readers: [{app, group, reads_cache}], exposures: [{attacker, app, group, calls}]}, the \
             other apps that can delete the token its Intune reads; cells lists only the pairs with a way, attacker and \
             victim by bundle ID. --output FILE.svg also writes the matrix as an SVG (mode 0600), \
-            each cell naming its calls, with a legend.
+            each cell naming its calls, with a legend; a suite of more than \(BlastRadius.svgAppRowLimit) apps is \
+            drawn by groups of apps that share the same exposure (each group's apps listed under \
+            the legend), so the page stays readable. `suite init --apps N` writes a suite of N \
+            apps to try it on.
 
             Exit status: 0 when the report is printed, whatever it shows; 10 (errSecParam) when \
             the manifest cannot be read or is invalid, or --output names something other than a \

@@ -314,6 +314,10 @@ let benchmarks: @Sendable () -> Void = {
             return OthersFixture(base: base, others: others)
         },
         teardown: teardown(.persistent))
+
+    // MARK: 7. A suite's blast radius (no keyring): BlastRadiusBenchmarks.swift
+
+    blastRadiusBenchmarks()
 }
 
 /// Raw libsecret and the emulator (default layout) on one keyring, both in `login`: raw holds
