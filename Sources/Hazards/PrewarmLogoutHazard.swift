@@ -46,6 +46,8 @@ struct PrewarmLogoutHazard {
         }
         var report = HazardReport(hazard: Hazard.prewarmLogout.rawValue, variant: variant, store: store.name)
         report.groups = [group]
+        // The user signs in on an unlocked phone, even when the run starts after a reboot.
+        _ = try center.perform(.unlock)
         try mail.cache.signIn(username: MicrosoftApps.user)
         let signedIn = try suite.items(in: group)
         report.step("\(MicrosoftApps.mail) signs in \(MicrosoftApps.user): MSAL writes \(signedIn.count) items afterFirstUnlockThisDeviceOnly")

@@ -29,7 +29,7 @@ struct ManifestAppReader {
             throw .invalidValue(bundleField.location.inApp(bundleID), value: bundleID,
                                 reason: "use letters, digits, '-' and '.', like 'com.contoso.mail'")
         }
-        let (entitlements, entitlementsSource) = try readEntitlements(entry.required("entitlements"))
+        let (entitlements, entitlementsSource) = try readEntitlements(entry.required("entitlements"), appID: "\(team.rawValue).\(bundleID)")
         let (infoPlist, infoPlistSource) = try readInfoPlist(entry.required("info_plist"), app: bundleID)
 
         let app = SuiteApp(
@@ -98,16 +98,20 @@ struct ManifestAppReader {
 
     /// A path to an entitlements plist, the `keychain-access-groups` entries inline, or a
     /// mapping with `keychain-access-groups` and `com.apple.security.application-groups`.
-    private func readEntitlements(_ field: DocumentField) throws(SuiteManifestError) -> (Entitlements, PlistSource) {
+    /// Entries inline describe the app as Xcode builds it, so they carry `appID` as
+    /// `application-identifier`, which signing adds; a file is taken as it is, which may be a
+    /// signed build's dump without any keychain entitlement.
+    private func readEntitlements(_ field: DocumentField, appID: String) throws(SuiteManifestError) -> (Entitlements, PlistSource) {
         switch field.node.value {
         case .list:
-            return (Entitlements(keychainAccessGroups: try field.stringList()), .inline(field.location))
+            return (Entitlements(keychainAccessGroups: try field.stringList(), applicationIdentifier: appID), .inline(field.location))
         case .dictionary:
             let keys = [Entitlements.keychainAccessGroupsKey, Entitlements.applicationGroupsKey]
             let entries = try field.dictionary(known: keys)
             return (Entitlements(
                 keychainAccessGroups: try entries.optional(Entitlements.keychainAccessGroupsKey)?.stringList() ?? [],
-                applicationGroups: try entries.optional(Entitlements.applicationGroupsKey)?.stringList() ?? []), .inline(field.location))
+                applicationGroups: try entries.optional(Entitlements.applicationGroupsKey)?.stringList() ?? [],
+                applicationIdentifier: appID), .inline(field.location))
         case .string(let path):
             let url = resolve(path)
             do { return (try Entitlements(contentsOf: url), .file(url)) } catch {

@@ -37,6 +37,17 @@ struct PrewarmLogoutHazardTests {
         #expect(throws: HazardError.self) { try Hazard.prewarmLogout.run(.unmitigated, on: store) }
     }
 
+    /// The user signs in before the phone reboots: a run that starts on a phone already
+    /// rebooted (what `device reboot` leaves) first unlocks it, as the user did to sign in.
+    @Test func aRunStartedOnARebootedDeviceStillSignsInFirst() throws {
+        let device = TestDevice()
+        _ = try device.perform(.reboot)
+        let open = try Hazard.prewarmLogout.run(.unmitigated, on: device.store(.memory), device: device)
+        #expect(open.metric("reads failed with errSecInteractionNotAllowed at launch") == 1)
+        #expect(open.metric("signed in after the first unlock") == 0)
+        #expect(device.current == .unlocked)
+    }
+
     @Test func theReportSeparatesTheDevicesViewFromTheEmulators() throws {
         let device = TestDevice()
         let comparison = try Hazard.prewarmLogout.compare(on: device.store(.memory), device: device, whatIf: true)

@@ -23,7 +23,7 @@ struct BlastRadiusTests {
             redirectURI: RedirectURI.msalDefault(bundleID: bundleID),
             keychainGroup: try! AccessGroup(teamID: team, identifier: bundleID),
             familyID: family, usesBroker: true,
-            entitlements: Entitlements(keychainAccessGroups: [], applicationGroups: appGroups),
+            entitlements: Entitlements(keychainAccessGroups: [], applicationGroups: appGroups, applicationIdentifier: "\(team.rawValue).\(bundleID)"),
             infoPlist: InfoPlist(bundleIdentifier: bundleID, urlSchemes: ["msauth.\(bundleID)"], queriesSchemes: ["msauth", "msauthv2"]))
     }
 

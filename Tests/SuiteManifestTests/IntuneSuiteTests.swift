@@ -194,7 +194,7 @@ struct IntuneSuiteTests {
     static func lookUp(cacheGroup: String, intune: IntuneSettings, entitlements: [String]) throws -> IntuneTokenLookup {
         let store = InMemoryStore()
         let app = try AppIdentity(bundleID: mail, teamID: Fixture.team,
-                                  entitlements: Entitlements(keychainAccessGroups: entitlements), source: "test")
+                                  entitlements: Entitlements(keychainAccessGroups: entitlements, applicationIdentifier: "\(Fixture.team.rawValue).\(mail)"), source: "test")
         let keychain = Keychain(app: app, store: store)
         let configuration = TokenCacheConfiguration(clientID: Fixture.clientID, keychainSharingGroup: cacheGroup, familyID: "1")
         _ = try TokenCache(keychain: keychain, configuration: configuration).signIn(username: "alice@contoso.com", tenant: "contoso.com")

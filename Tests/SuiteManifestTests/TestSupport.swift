@@ -82,7 +82,7 @@ enum Fixture {
             privileged: privileged,
             entitlements: Entitlements(keychainAccessGroups: entitlements ?? [
                 "$(AppIdentifierPrefix)\(bundleID)", "$(AppIdentifierPrefix)\(keychainGroup)",
-            ]),
+            ], applicationIdentifier: "\(team.rawValue).\(bundleID)"),
             infoPlist: InfoPlist(
                 bundleIdentifier: bundleIdentifier ?? bundleID,
                 urlSchemes: urlSchemes ?? [scheme],

@@ -41,7 +41,7 @@ struct Suite {
         store: any ItemStore, team: TeamIdentifier, clock: TestClock
     ) throws -> TokenCache {
         let groups = entitled ? ["$(AppIdentifierPrefix)com.microsoft.adalcache"] : []
-        let app = try AppIdentity(bundleID: bundleID, teamID: team, entitlements: Entitlements(keychainAccessGroups: groups), source: bundleID)
+        let app = try AppIdentity(bundleID: bundleID, teamID: team, entitlements: Entitlements(keychainAccessGroups: groups, applicationIdentifier: "\(team.rawValue).\(bundleID)"), source: bundleID)
         return try TokenCache(
             keychain: Keychain(app: app, store: store, now: clock.function),
             configuration: TokenCacheConfiguration(clientID: client, familyID: family),
