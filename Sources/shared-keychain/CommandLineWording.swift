@@ -21,7 +21,7 @@ enum CommandLineWording {
         case let holder as LockHolder where holder.state == .running:
             "process \(holder.pid) (\(holder.command)), which is still running: it may be hung or busy; retry, end it (`kill \(holder.pid)`), or wait longer with --timeout"
         case DeviceError.suiteFailsCheck(let manifest, let errors, let first):
-            "\(manifest) fails `suite check` with \(errors.counted("error")) (first: \(first)); nothing was installed"
+            "\(manifest) fails `suite check` with \(errors.counted("error")) (first: \(first)); nothing was installed. Fix the manifest, or install it as signed with --allow-check-errors (a device installs what was signed; its keychain calls then fail as they did there)"
         case let failure as SuiteCheckFailure: failure.message(strictMode: "--strict")
         case let keyring as KeyringKind: "--keyring \(keyring.rawValue)"
         default: nil

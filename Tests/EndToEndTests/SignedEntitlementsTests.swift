@@ -65,6 +65,7 @@ struct SignedEntitlementsTests {
         // `suite check` judges it (MSAL's group is not entitled); the device does not.
         let refused = try cli.run(["device", "install", "--suite", suite])
         #expect(refused.status == 10)
+        #expect(refused.standardError.contains("install it as signed with --allow-check-errors"), "\(refused.standardError)")
         let install = try cli.run(["device", "install", "--suite", suite, "--allow-check-errors"])
         #expect(install.status == 0, "\(install.standardError)")
         #expect(install.output.contains("installed com.xamarin.xtcapp9: B6N6VT45UJ.*, B6N6VT45UJ.com.xamarin.xtcapp9, group.com.xamarin.xtcapp9.group1"))

@@ -5,10 +5,13 @@ import SharedKeychain
 import Testing
 
 /// Issue 30, point 5: `SecItemUpdate` with `kSecAttrAccessGroup` in the attributes to update moves
-/// the items to that group, the migration run before an app transfer. Source followed: Apple's
-/// SecItemUpdate documentation, which lists kSecAttrAccessGroup among the attributes an update
-/// sets, and its forum answers on moving items between groups (Quinn "The Eskimo!"): allowed only
-/// when the app is entitled to both groups.
+/// the items to that group, the migration run before an app transfer. Sources followed: Apple's
+/// `SecItemUpdate` documentation (the attributes to update may be any real keychain attribute of
+/// the class, and `kSecAttrAccessGroup` is one); its `kSecAttrAccessGroup` page (naming a group
+/// that is not among the app's access groups is an error, hence -34018 for a target the app is
+/// not entitled to); and Quinn's DTS post "App ID Prefix Change and Keychain Access" (developer
+/// forums thread 706128), which plans an app transfer around moving items into a group the app
+/// keeps.
 @Suite("SecItem: SecItemUpdate moves items between access groups")
 struct SecItemMoveGroupTests {
     let base: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc", kSecAttrAccount as String: "acct"]
