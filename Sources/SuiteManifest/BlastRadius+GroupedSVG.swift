@@ -36,14 +36,8 @@ extension BlastRadius {
             ? "no app can destroy another app's sign-in"
             : "\(cells.count) of \(pairCount.counted("pair")) exposed: the row's apps can destroy the column's apps' sign-in by the calls named"
 
-        var out = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(layout.width))" height="\(Int(height))" \
-            viewBox="0 0 \(Int(layout.width)) \(Int(height))" font-family="sans-serif" font-size="12">
-            <title>\(escape(title))</title>
-            <rect width="100%" height="100%" fill="white"/>
-            <text x="20" y="28" font-size="16" font-weight="bold">\(escape(title))</text>
-            <text x="20" y="48" fill="#444">\(escape(subtitle))</text>
+        var out = svgHead(width: layout.width, height: height, title: title, subtitle: subtitle)
+        out += """
             <text x="20" y="66" fill="#444">\(escape("\(apps.count) apps in \(count.counted("group")) that share the same exposure (listed below); a group's own cell: between different apps of it; empty: none"))</text>
             <text x="\(layout.gridLeft + gridWidth / 2)" y="\(layout.gridTop - 46)" \
             text-anchor="middle" font-weight="bold">victims (sign-in destroyed)</text>

@@ -25,14 +25,8 @@ extension BlastRadius {
             ? "no app can destroy another app's sign-in"
             : "\(cells.count) of \(pairCount.counted("pair")) exposed: the row's app can destroy the column's app's sign-in by the calls named"
 
-        var out = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(layout.width))" height="\(Int(height))" \
-            viewBox="0 0 \(Int(layout.width)) \(Int(height))" font-family="sans-serif" font-size="12">
-            <title>\(escape(title))</title>
-            <rect width="100%" height="100%" fill="white"/>
-            <text x="20" y="28" font-size="16" font-weight="bold">\(escape(title))</text>
-            <text x="20" y="48" fill="#444">\(escape(subtitle))</text>
+        var out = svgHead(width: layout.width, height: height, title: title, subtitle: subtitle)
+        out += """
             <text x="\(layout.gridLeft + Double(apps.count) * layout.columnWidth / 2)" y="\(layout.gridTop - 46)" \
             text-anchor="middle" font-weight="bold">victim (sign-in destroyed)</text>
             <text x="20" y="\(layout.gridTop - 12)" font-weight="bold">attacker (makes the call)</text>
@@ -119,6 +113,20 @@ extension BlastRadius {
     func escape(_ text: String) -> String {
         DisplayText(text).description.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// The opening of both drawings: the document, its title and the subtitle under it.
+    func svgHead(width: Double, height: Double, title: String, subtitle: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
+        viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">
+        <title>\(escape(title))</title>
+        <rect width="100%" height="100%" fill="white"/>
+        <text x="20" y="28" font-size="16" font-weight="bold">\(escape(title))</text>
+        <text x="20" y="48" fill="#444">\(escape(subtitle))</text>
+
+        """
     }
 }
 
