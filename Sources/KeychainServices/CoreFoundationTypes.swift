@@ -18,6 +18,17 @@ public typealias CFTypeRef = AnyObject
 /// `CFString`: every `kSec...` key and value. `NSString`: `kSecClass as String` and
 /// `"name" as CFString` convert as on Apple's platforms.
 public typealias CFString = NSString
+// A `CFString` in an `AnyHashable` is the `String` it bridges to, as Apple's Foundation has it
+// and swift-corelibs-foundation does not: code reading a result as `[AnyHashable: Any]` looks
+// attributes up by the constant itself (`attributes[kSecAttrAccount]`, SwiftKeychainWrapper's
+// `allKeys()`), and that key must equal the `String` key the result holds.
+extension NSString: @retroactive _HasCustomAnyHashableRepresentation {
+    /// The `String` this string bridges to, as the `AnyHashable` that stands for it.
+    public func _toCustomAnyHashable() -> AnyHashable? {
+        AnyHashable(self as String)
+    }
+}
+
 /// `CFMutableString`.
 public typealias CFMutableString = NSMutableString
 /// `CFData`: `NSData`, so `data as CFData`, `result as! CFData` and `result as? Data` work.

@@ -107,6 +107,27 @@ struct CoreFoundationIdiomTests {
         }
     }
 
+    /// SwiftKeychainWrapper's `allKeys()` (`KeychainWrapper.swift`): results read as
+    /// `[[AnyHashable: Any]]` and an attribute looked up by the constant itself,
+    /// `attributes[kSecAttrAccount]`. On Apple's platforms a `CFString` in an `AnyHashable` is
+    /// the `String` it bridges to, so the lookup finds the key the result holds.
+    @Test(arguments: TestBackend.memoryAndKeyring)
+    func anAttributeIsFoundByItsConstantInAnAnyHashableDictionary(_ backend: TestBackend) throws {
+        let apps = try Apps(backend)
+        try apps.run(apps.mail) {
+            let add: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Data("k".utf8), kSecValueData as String: Data("v".utf8)]
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecReturnAttributes as String: kCFBooleanTrue as Any, kSecMatchLimit as String: kSecMatchLimitAll,
+            ]
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            let rows = try #require(result as? [[AnyHashable: Any]])
+            #expect(rows.compactMap { $0[kSecAttrAccount] as? Data } == [Data("k".utf8)])
+            #expect(AnyHashable(kSecAttrAccount) == AnyHashable("acct"))
+        }
+    }
+
     /// Strings both ways: `as String`, `as CFString`, `as? String` from `Any`, and equality of a
     /// constant with the value a result holds.
     @Test func stringsBridgeBothWays() {
