@@ -2,9 +2,9 @@ import Foundation
 
 // The Core Foundation types keychain code names, as the Foundation classes they are toll-free
 // bridged to on Apple's platforms. Each is a class, so it is an `AnyObject` and `Hashable`, and
-// swift-corelibs-foundation bridges it with `as`, `as?` and `as!` in both directions, as on
+// swift-corelibs-foundation bridges it with `as`, `as?` and forced casts in both directions, as on
 // Apple's platforms: `kSecClass as String`, `data as CFData`, `result as? Data`,
-// `result as! CFData`, `query as CFDictionary`, `result as? [String: Any]`.
+// a forced cast of a result to `CFData`, `query as CFDictionary`, `result as? [String: Any]`.
 
 /// `CFDictionary`: a query or attribute dictionary. `NSDictionary`, so every dictionary real
 /// code builds converts with `as CFDictionary`: `[String: Any]`, `[String: AnyObject]`,
@@ -31,7 +31,7 @@ extension NSString: @retroactive _HasCustomAnyHashableRepresentation {
 
 /// `CFMutableString`.
 public typealias CFMutableString = NSMutableString
-/// `CFData`: `NSData`, so `data as CFData`, `result as! CFData` and `result as? Data` work.
+/// `CFData`: `NSData`, so `data as CFData`, a forced cast of a result to `CFData`, and `result as? Data` work.
 public typealias CFData = NSData
 /// `CFMutableData`.
 public typealias CFMutableData = NSMutableData
