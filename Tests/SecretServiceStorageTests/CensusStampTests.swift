@@ -67,6 +67,36 @@ struct CensusStampTests {
         }
     }
 
+    @Test("a census that could not see the shards a locked device keeps shut confirms nothing a writer may stamp")
+    func writerAfterPartialCensusLeavesTheStampStale() throws {
+        try TestKeyring.withSharedAccess {
+            let (group, items) = try Trust.filledGroup("stamppartial", 3, try Trust.store())
+            // An item deleted behind the stores' back, from a shard of items usable only while unlocked.
+            let owner = try Trust.store()
+            let attributes = ItemAttributes.matching(ItemQuery(groups: [group], account: "a1"), in: group)
+            try owner.perform("delete behind the store's back") { service in
+                let path = try #require(try owner.client.searchPaths(service, attributes: attributes).unlocked.first)
+                try owner.client.deleteItem(service, path: path)
+            }
+
+            // A locked device: that shard goes uncounted, and a writer adds to another shard.
+            let locked = try TestKeyring.unguardedStore(.collectionPerGroup) { configuration in
+                configuration.shardCapacity = 2
+                configuration.deviceLock = { DeviceLockState(locked: true, unlockedSinceBoot: true) }
+            }
+            var late = Fixture.item(group, "late", at: 9)
+            late.accessibility = .afterFirstUnlock
+            try locked.add(late)
+
+            // Unlocked again: the next store must count, and says the index was wrong.
+            let log = WarningLog()
+            let reader = try Trust.store(log)
+            #expect(try reader.items(matching: Fixture.all(group), limit: nil) == [items[0], items[2], late])
+            #expect(reader.censusCount.load(ordering: .relaxed) >= 1)
+            #expect(log.messages.count == 1, "\(log.messages)")
+        }
+    }
+
     @Test("a stamp reads back as written; a torn or foreign file is no stamp")
     func stampText() {
         let stamp = CensusStamp(

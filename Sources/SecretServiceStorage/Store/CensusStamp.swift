@@ -166,9 +166,10 @@ extension SecretServiceStore {
 
     /// At the end of a hold of `group`'s lock that succeeded: the files moved by this store's
     /// own writes, its index confirmed in this daemon run, and its records appended. Without
-    /// that (the index not confirmed, an append that failed), the stamp is left to go stale.
+    /// that (the index not confirmed, or not all of it: an append that failed, shards the
+    /// device kept shut from the census), the stamp is left to go stale.
     func restampAfterHold(_ group: String) {
-        guard configuration.layout.masterPassword != nil, configuration.keyringFiles != nil, !indexes.appendFailed(group),
+        guard configuration.layout.masterPassword != nil, configuration.keyringFiles != nil, !indexes.isUnconfirmed(group),
             let epoch = indexes.readPoint(group)?.verifiedEpoch, case .loaded(_, verified: true)? = try? indexes.load(group, epoch: epoch),
             let point = indexes.readPoint(group), let owner = epoch, let files = keyringFileMarks(of: group)
         else { return }

@@ -64,6 +64,7 @@ extension SecretServiceStore {
             let census = try census(of: group, expecting: index, service)
             if let reason = census.disagreement(with: index, file: indexes.file(for: group).path) { return .wrong(reason) }
             indexes.markVerified(group, epoch: service.owner)
+            if !census.unseen.isEmpty { indexes.noteUnconfirmed(group) }
             stampCensus(group, files: files, counted: census, service)
             return .trusted(index)
         }
@@ -177,7 +178,7 @@ extension SecretServiceStore {
         do {
             try indexes.append(records, to: group)
         } catch {
-            indexes.noteAppendFailed(group)
+            indexes.noteUnconfirmed(group)
             logger.warning(
                 "access group '\(group)': could not record a change in its shard index (\(error)); the next command rebuilds the index from the keyring")
         }

@@ -46,9 +46,10 @@ final class ShardIndexFiles: Sendable {
     private let loaded = Mutex<[String: Loaded]>([:])
     /// Tests: the error the next append fails with (a full disk, a lost mount).
     private let appendFault = Mutex<StorageError?>(nil)
-    /// Groups whose index missed a record in this store since it was last replaced: their
-    /// census stamps are not renewed, so the next process counts and repairs.
-    private let missedRecords = Mutex<Set<String>>([])
+    /// Groups whose index this store trusts without having confirmed all of it since it was
+    /// last replaced (a record it could not append, shards the device kept shut from the
+    /// census): their census stamps are not renewed, so the next process counts and repairs.
+    private let unconfirmed = Mutex<Set<String>>([])
 
     init(locks: GroupLocks) {
         self.locks = locks
@@ -157,14 +158,14 @@ final class ShardIndexFiles: Sendable {
         try Self.writeBytes(descriptor, Array(text.utf8), path)
     }
 
-    /// Notes that a record of `group` could not be appended.
-    func noteAppendFailed(_ group: String) {
-        _ = missedRecords.withLock { $0.insert(group) }
+    /// Notes that this store trusts `group`'s index without having confirmed all of it.
+    func noteUnconfirmed(_ group: String) {
+        _ = unconfirmed.withLock { $0.insert(group) }
     }
 
-    /// Whether a record of `group` could not be appended since its index was last replaced.
-    func appendFailed(_ group: String) -> Bool {
-        missedRecords.withLock { $0.contains(group) }
+    /// Whether this store trusts `group`'s index without having confirmed all of it.
+    func isUnconfirmed(_ group: String) -> Bool {
+        unconfirmed.withLock { $0.contains(group) }
     }
 
     /// Makes the next append fail with `error`, as a full disk would (tests).
@@ -196,7 +197,7 @@ final class ShardIndexFiles: Sendable {
         do { try PrivateFile.write(Data(text.utf8), to: target) } catch {
             throw .backend(domain: "posix", code: 0, message: "cannot replace the shard index: \(error.description)")
         }
-        _ = missedRecords.withLock { $0.remove(group) }
+        _ = unconfirmed.withLock { $0.remove(group) }
         loaded.withLock {
             $0[group] = Loaded(header: header, offset: text.utf8.count, index: index, verifiedEpoch: verifiedEpoch, fileLength: text.utf8.count)
         }
