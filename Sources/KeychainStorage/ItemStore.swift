@@ -53,6 +53,19 @@ extension ItemStore {
     public var journalStore: any ItemStore { self }
 }
 
+/// How far a read of many items has come, for whoever waits on it: a store that reads a big
+/// group in batches (the Secret Service, 1,000 secrets a call) reports after each batch to the
+/// observer bound around the call. A task-local rather than a parameter: only the outermost
+/// caller (a CLI command showing a progress line) cares, and every layer between it and the
+/// store (keychain, token cache, snapshot) passes the read through unchanged.
+public enum ReadProgress {
+    /// `read` of `total` items read so far.
+    public typealias Observer = @Sendable (_ read: Int, _ total: Int) -> Void
+
+    /// The observer of reads made inside ``$observer``'s `withValue`; nil: nobody is watching.
+    @TaskLocal public static var observer: Observer?
+}
+
 /// A store that reconnects to a service it lost (a restarted daemon), and counts how often, so
 /// a load report can say how many reconnects a run saw.
 public protocol ReconnectReporting: Sendable {

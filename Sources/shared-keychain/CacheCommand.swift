@@ -35,7 +35,8 @@ struct CacheExportCommand: ReportingCommand {
     }
 
     func execute() throws {
-        let result = try tokens.tokenCache(global, app: app).exportCacheReporting(keyStyle: keyStyle)
+        let cache = try tokens.tokenCache(global, app: app)
+        let result = try ProgressLine.whileReading("cache export") { try cache.exportCacheReporting(keyStyle: keyStyle) }
         // A text file ends with a newline, on standard output and in a file alike.
         let data = result.data + Data("\n".utf8)
         // Standard output is the cache itself; what was left out goes to standard error.

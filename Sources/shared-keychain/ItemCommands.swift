@@ -337,7 +337,7 @@ struct ItemListCommand: ReportingCommand {
 
     func execute() throws {
         let keychain = try app.keychain(global)
-        let items = try keychain.copyAll(selection.query, limit: limit.map { .count($0) } ?? .all)
+        let items = try ProgressLine.whileReading("item list") { try keychain.copyAll(selection.query, limit: limit.map { .count($0) } ?? .all) }
         if global.json {
             Output.printJSON(items.map { ItemJSON($0, includeData: false) })
             return

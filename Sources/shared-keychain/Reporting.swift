@@ -216,6 +216,28 @@ final class ProgressLine: Sendable {
     func finish() {
         if isTerminal, shown.withLock({ $0 }) { Output.standardError.write("\n") }
     }
+
+    /// Runs `body`, showing from `quietFor` seconds on how far its reads of many items have
+    /// come (`snapshot: read 4000/10000 items, 1900/s`): a big group's snapshot, list or export
+    /// spends its time in them.
+    static func whileReading<T>(_ what: String, quietFor: Double = 2, _ body: () throws -> T) throws -> T {
+        let total = ReadTotal()
+        let line = ProgressLine(quietFor: quietFor) { count, elapsed in
+            let rate = elapsed > 0 ? Int(Double(count) / elapsed) : 0
+            return "\(what): read \(count)/\(total.value.load(ordering: .relaxed)) items, \(rate)/s"
+        }
+        defer { line.finish() }
+        return try ReadProgress.$observer.withValue({ read, of in
+            total.value.store(of, ordering: .relaxed)
+            line.update(read)
+        }) { try body() }
+    }
+}
+
+/// The size of the read ``ProgressLine/whileReading(_:quietFor:_:)`` shows, as its store last
+/// reported it.
+private final class ReadTotal: Sendable {
+    let value = Atomic(0)
 }
 
 /// Spellings that keep working for one release after a rename, each with a note on standard

@@ -2,6 +2,7 @@ import Foundation
 import KeychainStorage
 import KeychainTestSupport
 @testable import SecretServiceStorage
+import Synchronization
 import Testing
 
 /// A new store (every CLI command) trusts the last census of a group's shard index while the
@@ -94,6 +95,23 @@ struct CensusStampTests {
             #expect(try reader.items(matching: Fixture.all(group), limit: nil) == [items[0], items[2], late])
             #expect(reader.censusCount.load(ordering: .relaxed) >= 1)
             #expect(log.messages.count == 1, "\(log.messages)")
+        }
+    }
+
+    @Test("a big group is read in GetSecrets batches, each told to the read's observer, and reads whole")
+    func readInBatches() throws {
+        try TestKeyring.withSharedAccess {
+            let (group, items) = try Trust.filledGroup("batches", 7, try Trust.store())
+            let batched = try TestKeyring.unguardedStore(.collectionPerGroup) { $0.secretsBatch = 3 }
+            let seen = Mutex<[[Int]]>([])
+            let read = try ReadProgress.$observer.withValue({ done, total in seen.withLock { $0.append([done, total]) } }) {
+                try batched.items(matching: Fixture.all(group), limit: nil)
+            }
+            #expect(read == items)
+            #expect(seen.withLock { $0 } == [[3, 7], [6, 7], [7, 7]])
+            // Outside the binding nobody is told.
+            #expect(try batched.items(matching: Fixture.all(group), limit: nil) == items)
+            #expect(seen.withLock { $0 }.count == 3)
         }
     }
 

@@ -29,6 +29,18 @@ struct InternalsTests {
         }
     }
 
+    @Test("GetSecrets batches follow the daemon's pace: a quarter of a call's limit each, growing at most twofold")
+    func secretsBatchFollowsThePace() {
+        // gnome-keyring holding 10,000 items: 1,000 secrets in 7 s; a batch of that size would time out.
+        #expect(SecretServiceClient.nextBatch(after: 1_000, took: .seconds(7), limit: 5, most: 1_000) == 178)
+        // A fast daemon: twice the last batch, up to the most.
+        #expect(SecretServiceClient.nextBatch(after: 100, took: .milliseconds(20), limit: 5, most: 1_000) == 200)
+        #expect(SecretServiceClient.nextBatch(after: 800, took: .milliseconds(100), limit: 5, most: 1_000) == 1_000)
+        // A stalled answer still reads on, ten at a time; a test's small batches stay small.
+        #expect(SecretServiceClient.nextBatch(after: 100, took: .seconds(60), limit: 5, most: 1_000) == 10)
+        #expect(SecretServiceClient.nextBatch(after: 3, took: .milliseconds(1), limit: 5, most: 3) == 3)
+    }
+
     @Test("a batch of a long operation renews its deadline and every outer one's, as GetSecrets in batches does")
     func operationDeadlineRenewedByBatch() throws {
         try CallDeadline.operation(seconds: 1) {
@@ -126,6 +138,27 @@ struct InternalsTests {
         #expect(CollectionDirectory.label(for: String(repeating: "x", count: 300)).hasPrefix("group-_sha256_"))
         #expect(CollectionDirectory.displayName(of: CollectionDirectory.expectedPath(forLabel: label)) == label)
         #expect(CollectionDirectory.displayName(of: "/org/freedesktop/secrets/collection/login") == "login")
+    }
+
+    @Test("a shard's label names its shard back, as its collection path does; another group's label names none")
+    func shardLabels() {
+        let group = "ABCDE12345.com.myapp.mycache"
+        let base = CollectionDirectory.label(for: group)
+        for protection in ProtectionClass.allCases {
+            for number in [0, 1, 10, 313, ShardIndex.aloneBase] {
+                let shard = ShardIndex.ShardID(protection, number)
+                let label = CollectionDirectory.label(for: group, shard: shard)
+                #expect(CollectionDirectory.shardID(labelSuffix: label.dropFirst(base.count)) == shard)
+                #expect(CollectionDirectory.shardID(of: CollectionDirectory.expectedPath(forLabel: label), group: group) == shard)
+            }
+        }
+        // Groups whose labels start with this one's (`~` in a name is escaped), and no shard's spelling.
+        for other in [group + ".b", group + "~ck", group + "-2"] {
+            #expect(CollectionDirectory.shardID(labelSuffix: CollectionDirectory.label(for: other).dropFirst(base.count)) == nil)
+        }
+        for suffix in ["~0", "~ck~0", "~01", "~", "~ck~", "~3x", "~-3", "~+3", "~ck~ck"] {
+            #expect(CollectionDirectory.shardID(labelSuffix: Substring(suffix)) == nil, "\(suffix)")
+        }
     }
 
     @Test("the layout never prints its password")

@@ -1,5 +1,6 @@
 import CLibsecret
 import Foundation
+import KeychainStorage
 import Logging
 import Synchronization
 
@@ -20,11 +21,14 @@ final class SecretServiceClient: Sendable {
     static let serviceInterface = "org.freedesktop.Secret.Service"
 
     let timeout: Double
+    /// The most secrets one `GetSecrets` asks for (``defaultSecretsBatch``; tests make it small).
+    let secretsBatch: Int
     private let logger: Logger
     private let handle = Mutex<ServiceHandle?>(nil)
 
-    init(timeout: Double, logger: Logger) {
+    init(timeout: Double, secretsBatch: Int = SecretServiceClient.defaultSecretsBatch, logger: Logger) {
         self.timeout = timeout
+        self.secretsBatch = max(1, secretsBatch)
         self.logger = logger
     }
 
@@ -96,31 +100,48 @@ final class SecretServiceClient: Sendable {
         return Variant.objectPaths(of: paths)
     }
 
-    /// The secrets of many unlocked items in ONE `GetSecrets` call per ``secretsBatch`` paths.
+    /// The secrets of many unlocked items: ONE `GetSecrets` call for up to ``secretsBatch``
+    /// paths; more are read in batches, telling ``ReadProgress/observer`` after each.
     /// Paths missing from the answer (deleted meanwhile) are missing from the result.
     ///
     /// The call is made here and each `(oayays)` decoded with libsecret's
     /// `secret_service_decode_dbus_secret`: libsecret 0.20.5's own GetSecrets wrappers
     /// (`secret_service_get_secret(s)_for_dbus_path(s)_sync`) leak about 1.6 KB per call.
     func secrets(_ service: ServiceHandle, paths: [String]) throws(GLibFailure) -> [String: Data] {
-        guard paths.count > Self.secretsBatch else { return try secretsInOneCall(service, paths: paths) }
-        // Many items: in batches, each with a call's whole limit (the operation's deadline moves
-        // with them), so a large group is read at the daemon's pace rather than timed out.
+        guard paths.count > secretsBatch else { return try secretsInOneCall(service, paths: paths) }
+        // Many items: in batches sized to take about a quarter of a call's limit at the pace the
+        // daemon kept so far, each with a call's whole limit (the operation's deadline moves with
+        // them), so a large group is read at the daemon's pace rather than timed out. The pace
+        // is the daemon's: gnome-keyring finds each item by walking all it holds, so a batch of
+        // 1,000 takes 7 s when it holds 10,000 items, and 0.2 s when it holds 100.
         var result: [String: Data] = [:]
         result.reserveCapacity(paths.count)
+        var batch = min(secretsBatch, Self.firstBatch)
         var start = 0
         while start < paths.count {
-            let end = min(start + Self.secretsBatch, paths.count)
-            if start > 0 { CallDeadline.renew(seconds: timeout) }
+            let end = min(start + batch, paths.count)
+            CallDeadline.renew(seconds: timeout)
+            let began = ContinuousClock.now
             result.merge(try secretsInOneCall(service, paths: Array(paths[start..<end]))) { _, new in new }
+            batch = Self.nextBatch(after: end - start, took: began.duration(to: .now), limit: timeout, most: secretsBatch)
             start = end
+            ReadProgress.observer?(start, paths.count)
         }
         return result
     }
 
-    /// The most secrets one `GetSecrets` asks for: gnome-keyring answers about 2,000 a second
-    /// on a slow machine, well within a call's default limit of 5 s.
-    static let secretsBatch = 1_000
+    /// The most secrets one `GetSecrets` asks for, however fast the daemon answers.
+    static let defaultSecretsBatch = 1_000
+    /// The first batch of a batched read, before the daemon's pace is known.
+    static let firstBatch = 100
+
+    /// The size of the next batch after `count` secrets took `took`: what a quarter of `limit`
+    /// holds at that pace, never more than double the last, at least 10 and at most `most`.
+    static func nextBatch(after count: Int, took: Duration, limit: Double, most: Int) -> Int {
+        let seconds = max(Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18, 0.001)
+        let fits = min(Double(count) / seconds * limit / 4, Double(count * 2))
+        return min(most, max(10, Int(fits)))
+    }
 
     private func secretsInOneCall(_ service: ServiceHandle, paths: [String]) throws(GLibFailure) -> [String: Data] {
         guard !paths.isEmpty else { return [:] }

@@ -58,11 +58,13 @@ struct CensusStamp: Equatable {
 
     /// A stamp from its text; nil for anything else (a torn or edited file).
     init?(text: Substring) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // By bytes, not characters: every new process reads the stamp, a line per shard.
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Substring.init)
         guard lines.count >= 5, lines[0] == Self.header, lines.last == "", let length = Int(lines[3]) else { return nil }
         var files: [String: FileMark] = [:]
+        files.reserveCapacity(lines.count - 5)
         for line in lines[4..<(lines.count - 1)] {
-            let fields = line.split(separator: " ")
+            let fields = line.utf8.split(separator: UInt8(ascii: " ")).map(Substring.init)
             guard fields.count == 5, let inode = UInt64(fields[1]), let size = Int64(fields[2]), let modified = Int64(fields[3]),
                 let changed = Int64(fields[4])
             else { return nil }
@@ -120,12 +122,8 @@ struct CensusStamp: Equatable {
         while let entry = readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
             guard name.hasPrefix(prefix), name.hasSuffix(suffix) else { continue }
-            let label = String(name.dropLast(suffix.count))
-            let path = CollectionDirectory.expectedPath(forLabel: label)
             // Another group whose name starts with this one's, or no shard's file.
-            guard let shard = CollectionDirectory.shardID(of: path, group: group),
-                CollectionDirectory.label(for: group, shard: shard) == label
-            else { continue }
+            guard let shard = CollectionDirectory.shardID(labelSuffix: name.dropLast(suffix.count).dropFirst(prefix.count)) else { continue }
             var info = stat()
             guard lstat(directory.appendingPathComponent(name).path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
             marks[name] = FileMark(

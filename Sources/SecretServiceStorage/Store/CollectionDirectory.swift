@@ -91,6 +91,24 @@ final class CollectionDirectory: Sendable {
         return shardID(suffix: collection.dropFirst(base.count))
     }
 
+    /// The shard a collection label names after its group's own label (`""`, `~ck`, `~3`,
+    /// `~dk~2`, as ``label(for:shard:)`` writes them); nil for anything else, such as the label
+    /// of another group whose name starts with this one's (`.b`, `_7eck`: a `~` in a group's
+    /// name is escaped in its label).
+    static func shardID(labelSuffix: Substring) -> ShardIndex.ShardID? {
+        var rest = labelSuffix
+        var protection = ProtectionClass.untilUnlocked
+        if rest.hasPrefix("~ck") { protection = .untilFirstUnlock; rest = rest.dropFirst(3) }
+        else if rest.hasPrefix("~dk") { protection = .none; rest = rest.dropFirst(3) }
+        if rest.isEmpty { return ShardIndex.ShardID(protection, 0) }
+        guard rest.hasPrefix("~") else { return nil }
+        let digits = rest.dropFirst()
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), digits.first != "0",
+            let number = Int(digits)
+        else { return nil }
+        return ShardIndex.ShardID(protection, number)
+    }
+
     /// The shard a path suffix after the group's own path names (`""`, `_7eck`, `_7e3`,
     /// `_7edk_7e2`).
     private static func shardID(suffix: Substring) -> ShardIndex.ShardID? {

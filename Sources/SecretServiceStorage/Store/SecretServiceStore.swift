@@ -56,7 +56,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     public init(configuration: Configuration = Configuration()) throws(StorageError) {
         try SessionBus.select(address: configuration.busAddress)
         self.configuration = configuration
-        client = SecretServiceClient(timeout: configuration.timeout, logger: configuration.logger)
+        client = SecretServiceClient(timeout: configuration.timeout, secretsBatch: configuration.secretsBatch, logger: configuration.logger)
         locks = GroupLocks(directory: configuration.lockDirectory, waitLimit: configuration.lockTimeout)
         indexes = ShardIndexFiles(locks: locks)
     }

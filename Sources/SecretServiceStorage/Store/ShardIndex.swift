@@ -58,11 +58,30 @@ struct ShardIndex: Sendable, Equatable {
         var holdsOneItem: Bool { number >= ShardIndex.aloneBase }
 
         init?(_ text: Substring) {
+            var bytes = Array(text.utf8)
+            guard let shard = bytes.withUnsafeMutableBufferPointer({ ShardID(bytes: UnsafeBufferPointer($0)) }) else { return nil }
+            self = shard
+        }
+
+        /// `3`, `ck0`, `dk2` from an index record's bytes: decimal digits (as `Int(_:)` reads
+        /// them, an optional `+` and no `-`), after the class code if any.
+        init?(bytes text: UnsafeBufferPointer<UInt8>) {
             var protection = ProtectionClass.untilUnlocked
-            var digits = text
-            if text.hasPrefix("ck") { protection = .untilFirstUnlock; digits = text.dropFirst(2) }
-            if text.hasPrefix("dk") { protection = .none; digits = text.dropFirst(2) }
-            guard let number = Int(digits), number >= 0 else { return nil }
+            var digits = text[...]
+            if text.count >= 2, text[0] == UInt8(ascii: "c") || text[0] == UInt8(ascii: "d"), text[1] == UInt8(ascii: "k") {
+                protection = text[0] == UInt8(ascii: "c") ? .untilFirstUnlock : .none
+                digits = text[2...]
+            }
+            if digits.first == UInt8(ascii: "+") { digits = digits.dropFirst() }
+            guard !digits.isEmpty else { return nil }
+            var number = 0
+            for byte in digits {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                let (times, overflow) = number.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+                guard !overflow, !carry else { return nil }
+                number = sum
+            }
             self.init(protection, number)
         }
 
@@ -126,10 +145,19 @@ struct ShardIndex: Sendable, Equatable {
     private(set) var shards: [Key: ShardID] = [:]
     /// Items per shard; a shard with none keeps a zero entry while it exists.
     private(set) var sizes: [ShardID: Int] = [:]
-    private var accountShards: [UInt64: [ShardID: Int]] = [:]
-    /// By account and service (``Key/pair``): every variant's shards.
-    private var pairShards: [Key: [ShardID: Int]] = [:]
-    private var serviceShards: [UInt64: [ShardID: Int]] = [:]
+    /// How many items of each account hash, service hash, and account-and-service pair
+    /// (``Key/pair``: every variant) each shard holds. Flat, keyed by hash and shard: a new
+    /// process builds them from every record of its group's index before its first call, and
+    /// a table per hash cost a dictionary per item; a lookup asks each shard of the group.
+    private var accountShards: [HashInShard<UInt64>: Int] = [:]
+    private var pairShards: [HashInShard<Key>: Int] = [:]
+    private var serviceShards: [HashInShard<UInt64>: Int] = [:]
+
+    /// A hash's entry in one shard.
+    private struct HashInShard<Hash: Hashable & Sendable>: Hashable, Sendable {
+        var hash: Hash
+        var shard: ShardID
+    }
 
     /// The shard a new item of `protection` goes to: the class's oldest shard with room (deletes
     /// leave room behind), or a new one after the newest when every shard is full. Filling
@@ -159,14 +187,25 @@ struct ShardIndex: Sendable, Equatable {
     func candidateShards(account: String?, service: String?) -> [ShardID] {
         switch (account, service) {
         case let (account?, service?):
-            return (pairShards[Key(account: account, service: service)] ?? [:]).keys.sorted()
+            let pair = Key(account: account, service: service)
+            return sizes.keys.filter { pairShards[HashInShard(hash: pair, shard: $0)] != nil }.sorted()
         case let (account?, nil):
-            return (accountShards[Key.hash(account)] ?? [:]).keys.sorted()
+            let hash = Key.hash(account)
+            return sizes.keys.filter { accountShards[HashInShard(hash: hash, shard: $0)] != nil }.sorted()
         case let (nil, service?):
-            return (serviceShards[Key.hash(service)] ?? [:]).keys.sorted()
+            let hash = Key.hash(service)
+            return sizes.keys.filter { serviceShards[HashInShard(hash: hash, shard: $0)] != nil }.sorted()
         case (nil, nil):
             return sizes.filter { $0.value > 0 }.keys.sorted()
         }
+    }
+
+    /// Makes room for `count` items, so that reading a big index does not grow every table
+    /// again and again.
+    mutating func reserveCapacity(_ count: Int) {
+        shards.reserveCapacity(count)
+        accountShards.reserveCapacity(count)
+        pairShards.reserveCapacity(count)
     }
 
     /// Records `key` in `shard` (moving its record if it had one elsewhere).
@@ -174,9 +213,9 @@ struct ShardIndex: Sendable, Equatable {
         remove(key)
         shards[key] = shard
         sizes[shard, default: 0] += 1
-        accountShards[key.account, default: [:]][shard, default: 0] += 1
-        serviceShards[key.service, default: [:]][shard, default: 0] += 1
-        pairShards[key.pair, default: [:]][shard, default: 0] += 1
+        accountShards[HashInShard(hash: key.account, shard: shard), default: 0] += 1
+        serviceShards[HashInShard(hash: key.service, shard: shard), default: 0] += 1
+        pairShards[HashInShard(hash: key.pair, shard: shard), default: 0] += 1
     }
 
     mutating func remove(_ key: Key) {
@@ -187,10 +226,10 @@ struct ShardIndex: Sendable, Equatable {
         Self.decrement(&pairShards, key.pair, shard)
     }
 
-    private static func decrement<Hash: Hashable>(_ table: inout [Hash: [ShardID: Int]], _ hash: Hash, _ shard: ShardID) {
-        guard var counts = table[hash], let count = counts[shard] else { return }
-        counts[shard] = count > 1 ? count - 1 : nil
-        table[hash] = counts.isEmpty ? nil : counts
+    private static func decrement<Hash: Hashable & Sendable>(_ table: inout [HashInShard<Hash>: Int], _ hash: Hash, _ shard: ShardID) {
+        let entry = HashInShard(hash: hash, shard: shard)
+        guard let count = table[entry] else { return }
+        table[entry] = count > 1 ? count - 1 : nil
     }
 
     // MARK: Records
@@ -214,13 +253,33 @@ struct ShardIndex: Sendable, Equatable {
 
         /// A record from one line; nil for anything else (a line torn by a crash).
         init?(line: Substring) {
-            let fields = line.split(separator: " ")
-            switch (fields.first, fields.count) {
-            case ("+", 4), ("+", 5):
-                guard let shard = ShardID(fields[1]), let key = Self.key(fields[2...]) else { return nil }
+            var bytes = Array(line.utf8)
+            guard let record = bytes.withUnsafeMutableBufferPointer({ Record(bytes: UnsafeBufferPointer($0)) }) else { return nil }
+            self = record
+        }
+
+        /// A record from the bytes of one line (no newline); nil for anything else. Bytes, not
+        /// a String's characters: a new process reads every record of its group's index before
+        /// its first call, 10,000 lines for a group of 10,000 items.
+        init?(bytes line: UnsafeBufferPointer<UInt8>) {
+            var fields: [Range<Int>] = []
+            fields.reserveCapacity(5)
+            var start = 0
+            for index in 0...line.count where index == line.count || line[index] == UInt8(ascii: " ") {
+                // Fields are separated by one space; an empty field is no record.
+                guard index > start, fields.count < 5 else { return nil }
+                fields.append(start..<index)
+                start = index + 1
+            }
+            guard let kind = fields.first, kind.count == 1 else { return nil }
+            switch (line[kind.lowerBound], fields.count) {
+            case (UInt8(ascii: "+"), 4), (UInt8(ascii: "+"), 5):
+                guard let shard = ShardID(bytes: UnsafeBufferPointer(rebasing: line[fields[1]])),
+                    let key = Self.key(fields[2...], in: line)
+                else { return nil }
                 self = .place(key, shard: shard)
-            case ("-", 3), ("-", 4):
-                guard let key = Self.key(fields[1...]) else { return nil }
+            case (UInt8(ascii: "-"), 3), (UInt8(ascii: "-"), 4):
+                guard let key = Self.key(fields[1...], in: line) else { return nil }
                 self = .remove(key)
             default:
                 return nil
@@ -228,13 +287,35 @@ struct ShardIndex: Sendable, Equatable {
         }
 
         /// Account, service and (optionally) variant hashes.
-        private static func key(_ fields: ArraySlice<Substring>) -> Key? {
-            let numbers = fields.compactMap { UInt64($0, radix: 16) }
-            guard numbers.count == fields.count, numbers.count >= 2 else { return nil }
-            let variant = numbers.count > 2 ? numbers[numbers.startIndex + 2] : 0
+        private static func key(_ fields: ArraySlice<Range<Int>>, in line: UnsafeBufferPointer<UInt8>) -> Key? {
+            var numbers: [UInt64] = []
+            numbers.reserveCapacity(3)
+            for field in fields {
+                guard let number = hexNumber(UnsafeBufferPointer(rebasing: line[field])) else { return nil }
+                numbers.append(number)
+            }
+            guard numbers.count >= 2 else { return nil }
+            let variant = numbers.count > 2 ? numbers[2] : 0
             // A fifth field of 0 is not written: refused, like any line the writer never makes.
             guard numbers.count == 2 || variant != 0 else { return nil }
-            return Key(accountHash: numbers[numbers.startIndex], serviceHash: numbers[numbers.startIndex + 1], variant: variant)
+            return Key(accountHash: numbers[0], serviceHash: numbers[1], variant: variant)
+        }
+
+        /// At most 16 hex digits, either case, as `UInt64(_:radix: 16)` reads them (no sign).
+        private static func hexNumber(_ digits: UnsafeBufferPointer<UInt8>) -> UInt64? {
+            guard !digits.isEmpty, digits.count <= 16 else { return nil }
+            var value: UInt64 = 0
+            for byte in digits {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                value = value << 4 | UInt64(digit)
+            }
+            return value
         }
 
         private static func hex(_ value: UInt64) -> String {

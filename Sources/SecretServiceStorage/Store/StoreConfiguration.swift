@@ -23,6 +23,9 @@ extension SecretServiceStore {
         /// new items go to a new shard: each write rewrites its whole collection file, so this
         /// bounds a write's cost whatever the size of the group.
         public var shardCapacity: Int = Configuration.defaultShardCapacity
+        /// The most secrets one `GetSecrets` call reads; a bigger read takes several (tests make
+        /// it small to see the batches without thousands of items).
+        var secretsBatch = SecretServiceClient.defaultSecretsBatch
         /// The device whose lock protects items by their accessibility class (per-group layout):
         /// its protected classes' shards stay locked in gnome-keyring, and operations that
         /// would use their items are ``StorageError/locked(collection:)``. Nil: no device; a
