@@ -111,7 +111,7 @@ def raw_create_rate(creates, shard=32):
                 call(collection, "org.freedesktop.Secret.Collection", "Delete", None, "(o)")
             except GLib.Error:
                 pass
-    return done / total
+    return done, total
 
 
 def raw_read_rate(size):
@@ -127,7 +127,10 @@ def raw_read_rate(size):
 
 
 rows = []
-print("== fill: one `restore` per group (default settings), beside raw CreateItem", flush=True)
+print("== fill: one `restore` per group (default settings), beside raw CreateItem before and after", flush=True)
+# The daemon slows as it holds more items (gnome-keyring walks them all to find one), so its
+# rate is measured before the fill and after it, and the two pooled: the restores run between.
+floor_before = raw_create_rate(floor_creates)
 for size in sizes:
     path = snapshot_file(size)
     seconds, rss, code = run_rss(["restore", "--admin", "--input", path])
@@ -135,7 +138,8 @@ for size in sizes:
         raise SystemExit("scale: restore of %d items failed (%d): %s" % (size, code, open(os.path.join(work, "err")).read()[-400:]))
     data = os.path.getsize(path)
     rows.append(("restore", size, seconds, size / seconds, rss, data))
-floor = raw_create_rate(floor_creates)
+floor_after = raw_create_rate(floor_creates)
+floor = (floor_before[0] + floor_after[0]) / (floor_before[1] + floor_after[1])
 
 print("== one-item calls, %d runs each, interleaved between the groups" % runs, flush=True)
 timings = {(size, call_name): [] for size in sizes for call_name in ("get", "add", "update", "delete")}
@@ -183,6 +187,8 @@ for name, size, seconds, rate, rss, data in rows:
     print("%-18s %8d %9s %10.0f %12.0f %11.2fx %10s" % (
         name, size, "%.2f" % seconds if seconds else "FAILED", rate, daemon, rate / daemon if daemon else 0, rss_ratio))
 print()
-print("(DAEMON/S: CreateItem into fresh collections of 32 for restore, %d calls; SearchItems + GetSecrets in batches"
+print("(DAEMON/S: CreateItem into fresh collections of 32 for restore, %d calls before the fill (%.0f/s) and %d after"
+      " (%.0f/s), pooled; SearchItems + GetSecrets in batches"
       " of 1,000 for snapshot and list. RSS/DATA: max RSS above the smallest group's run, over the bytes of the"
-      " snapshot file or JSON written.)" % floor_creates)
+      " snapshot file or JSON written.)" % (floor_creates, floor_before[0] / floor_before[1], floor_creates,
+                                     floor_after[0] / floor_after[1]))

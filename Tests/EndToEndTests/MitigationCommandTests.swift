@@ -44,6 +44,44 @@ struct MitigationCommandTests {
         #expect(try cli.run(["token", "acquire", "--account", "alice@contoso.com", "--silent"] + mail).status == 0)
     }
 
+    /// Whole-group operations of a big group say how far they are (issue 32): progress lines on
+    /// standard error once they run past 2 s (0 here, through SHARED_KEYCHAIN_PROGRESS_AFTER),
+    /// standard output unchanged.
+    @Test func restoreSnapshotAndListOfABigGroupShowProgress() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let group = "ABCDE12345.com.example.big"
+        let items = (0..<150).map { index in
+            """
+            {"accessibility": "whenUnlocked", "account": "user\(index)@contoso.com", "creationDate": \(817552881 + index), \
+            "data": "c2VjcmV0", "group": "\(group)", "modificationDate": \(817552881 + index), "service": "svc", \
+            "synchronizable": false, "version": 1}
+            """
+        }
+        let fill = cli.fixtures.appendingPathComponent("fill.json")
+        try Data(#"{"format": 1, "group": "\#(group)", "takenAt": 817552882, "items": [\#(items.joined(separator: ","))]}"#.utf8).write(to: fill)
+        let now = ["SHARED_KEYCHAIN_PROGRESS_AFTER": "0"]
+
+        let restored = try cli.run(["restore", "--input", fill.path, "--admin"], environment: now)
+        #expect(restored.status == 0, "\(restored.standardError)")
+        #expect(restored.standardError.contains("restore: ") && restored.standardError.contains("/150 items"), "\(restored.standardError)")
+
+        let snapshot = cli.fixtures.appendingPathComponent("snap.json").path
+        let taken = try cli.run(["snapshot", "--group", group, "--output", snapshot, "--admin"], environment: now)
+        #expect(taken.status == 0, "\(taken.standardError)")
+        #expect(taken.standardError.contains("snapshot: read 100/150 items"), "\(taken.standardError)")
+        #expect(taken.output.contains("wrote 150 items"))
+
+        let listed = try cli.run(["item", "list", "--json", "--app", "com.example.big", "--team", "ABCDE12345"], environment: now)
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(listed.standardError.contains("item list: read 100/150 items"), "\(listed.standardError)")
+        #expect((try JSONSerialization.jsonObject(with: listed.standardOutput) as? [Any])?.count == 150)
+
+        // Without the override a quick run prints no progress at all.
+        let quiet = try cli.run(["snapshot", "--group", group, "--output", snapshot, "--admin"])
+        #expect(!quiet.standardError.contains("snapshot: read"), "\(quiet.standardError)")
+    }
+
     /// By default: unmitigated and the deployable fix, each mitigation labelled, each report in
     /// two parts; the emulator-only run is offered, not run.
     @Test func wipeAllHazardShowsTheDevicesViewTheEmulatorsAndTheDeployableFix() throws {

@@ -100,15 +100,16 @@ final class SecretServiceClient: Sendable {
         return Variant.objectPaths(of: paths)
     }
 
-    /// The secrets of many unlocked items: ONE `GetSecrets` call for up to ``secretsBatch``
-    /// paths; more are read in batches, telling ``ReadProgress/observer`` after each.
+    /// The secrets of many unlocked items: ONE `GetSecrets` call for up to ``firstBatch`` paths;
+    /// more are read in batches, telling ``ReadProgress/observer`` after each.
     /// Paths missing from the answer (deleted meanwhile) are missing from the result.
     ///
     /// The call is made here and each `(oayays)` decoded with libsecret's
     /// `secret_service_decode_dbus_secret`: libsecret 0.20.5's own GetSecrets wrappers
     /// (`secret_service_get_secret(s)_for_dbus_path(s)_sync`) leak about 1.6 KB per call.
     func secrets(_ service: ServiceHandle, paths: [String]) throws(GLibFailure) -> [String: Data] {
-        guard paths.count > secretsBatch else { return try secretsInOneCall(service, paths: paths) }
+        var batch = min(secretsBatch, Self.firstBatch)
+        guard paths.count > batch else { return try secretsInOneCall(service, paths: paths) }
         // Many items: in batches sized to take about a quarter of a call's limit at the pace the
         // daemon kept so far, each with a call's whole limit (the operation's deadline moves with
         // them), so a large group is read at the daemon's pace rather than timed out. The pace
@@ -116,7 +117,6 @@ final class SecretServiceClient: Sendable {
         // 1,000 takes 7 s when it holds 10,000 items, and 0.2 s when it holds 100.
         var result: [String: Data] = [:]
         result.reserveCapacity(paths.count)
-        var batch = min(secretsBatch, Self.firstBatch)
         var start = 0
         while start < paths.count {
             let end = min(start + batch, paths.count)
@@ -132,7 +132,8 @@ final class SecretServiceClient: Sendable {
 
     /// The most secrets one `GetSecrets` asks for, however fast the daemon answers.
     static let defaultSecretsBatch = 1_000
-    /// The first batch of a batched read, before the daemon's pace is known.
+    /// The first batch of a batched read, before the daemon's pace is known (a daemon that
+    /// holds 10,000 items answers it in 0.7 s), and the most one unbatched read asks for.
     static let firstBatch = 100
 
     /// The size of the next batch after `count` secrets took `took`: what a quarter of `limit`
