@@ -12,6 +12,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 
+# The raw daemon calls go through PyGObject: Debian's.
+if ! dpkg-query -W -f='${Status}' python3-gi 2>/dev/null | grep -q "install ok installed"; then
+    [ "$(id -u)" -eq 0 ] || { echo "error: install python3-gi (apt-get install python3-gi)" >&2; exit 1; }
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-gi >/dev/null
+fi
+
 if [ -n "${SHARED_KEYCHAIN_BIN:-}" ]; then
     bin="$SHARED_KEYCHAIN_BIN"
 else

@@ -54,16 +54,29 @@ extension ItemStore {
 }
 
 /// How far a read of many items has come, for whoever waits on it: a store that reads a big
-/// group in batches (the Secret Service, 1,000 secrets a call) reports after each batch to the
-/// observer bound around the call. A task-local rather than a parameter: only the outermost
-/// caller (a CLI command showing a progress line) cares, and every layer between it and the
-/// store (keychain, token cache, snapshot) passes the read through unchanged.
-public enum ReadProgress {
-    /// `read` of `total` items read so far.
-    public typealias Observer = @Sendable (_ read: Int, _ total: Int) -> Void
+/// group in batches (the Secret Service, 100 secrets and more a call) reports after each batch
+/// to the observer bound around the call. A task-local rather than a parameter: only the
+/// outermost caller (a CLI command showing a progress line) cares, and every layer between it
+/// and the store (keychain, token cache, snapshot) passes the read through unchanged.
+///
+/// A class, not a bare closure, in the task-local: with an optional closure as its value, a
+/// release build (Swift 6.3.1) crashed in `swift_task_localValuePush` as it bound it, where a
+/// debug build worked; task-locals of class type (`CallDeadline`'s too) work in both.
+public final class ReadProgress: Sendable {
+    private let report: @Sendable (_ read: Int, _ total: Int) -> Void
 
-    /// The observer of reads made inside ``$observer``'s `withValue`; nil: nobody is watching.
-    @TaskLocal public static var observer: Observer?
+    /// An observer that calls `report` with the items read so far and the read's size.
+    public init(_ report: @escaping @Sendable (_ read: Int, _ total: Int) -> Void) {
+        self.report = report
+    }
+
+    /// The observer of reads made inside `$observer.withValue`; nil: nobody is watching.
+    @TaskLocal public static var observer: ReadProgress?
+
+    /// Tells the current observer, if any, that `read` of `total` items are read.
+    public static func note(read: Int, of total: Int) {
+        observer?.report(read, total)
+    }
 }
 
 /// A store that reconnects to a service it lost (a restarted daemon), and counts how often, so

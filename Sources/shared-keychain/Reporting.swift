@@ -227,10 +227,11 @@ final class ProgressLine: Sendable {
             return "\(what): read \(count)/\(total.value.load(ordering: .relaxed)) items, \(rate)/s"
         }
         defer { line.finish() }
-        return try ReadProgress.$observer.withValue({ read, of in
+        let observer = ReadProgress { read, of in
             total.value.store(of, ordering: .relaxed)
             line.update(read)
-        }) { try body() }
+        }
+        return try ReadProgress.$observer.withValue(observer) { try body() }
     }
 }
 

@@ -104,7 +104,8 @@ struct CensusStampTests {
             let (group, items) = try Trust.filledGroup("batches", 7, try Trust.store())
             let batched = try TestKeyring.unguardedStore(.collectionPerGroup) { $0.secretsBatch = 3 }
             let seen = Mutex<[[Int]]>([])
-            let read = try ReadProgress.$observer.withValue({ done, total in seen.withLock { $0.append([done, total]) } }) {
+            let observer = ReadProgress { done, total in seen.withLock { $0.append([done, total]) } }
+            let read = try ReadProgress.$observer.withValue(observer) {
                 try batched.items(matching: Fixture.all(group), limit: nil)
             }
             #expect(read == items)

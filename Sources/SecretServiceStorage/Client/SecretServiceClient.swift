@@ -125,7 +125,7 @@ final class SecretServiceClient: Sendable {
             result.merge(try secretsInOneCall(service, paths: Array(paths[start..<end]))) { _, new in new }
             batch = Self.nextBatch(after: end - start, took: began.duration(to: .now), limit: timeout, most: secretsBatch)
             start = end
-            ReadProgress.observer?(start, paths.count)
+            ReadProgress.note(read: start, of: paths.count)
         }
         return result
     }
