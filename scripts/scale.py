@@ -70,6 +70,56 @@ def snapshot_file(size):
     return path
 
 
+CLIENT_ID = "4b0db8c2-9f26-4417-8bde-3f0e3656f8e0"
+TENANT = "2fa1062c-61da-81ff-9cc7-620982cb378b"
+
+
+def cache_group(size):
+    return "%s.com.example.cache%d" % (team, size)
+
+
+def cache_app(size):
+    """The app that imports and exports the MSAL cache of `size` items, with its entitlements."""
+    plist = os.path.join(work, "cache-%d.entitlements" % size)
+    with open(plist, "w") as file:
+        file.write('<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict><key>keychain-access-groups</key>'
+                   '<array><string>%s</string></array></dict></plist>\n' % cache_group(size))
+    return ["--app", "com.example.cache%d" % size, "--team", team, "--entitlements", plist, "--client-id", CLIENT_ID,
+            "--sharing-group", cache_group(size)]
+
+
+def msal_cache_file(size):
+    """An MSAL Python cache of size/4 accounts (an account, access, refresh and ID token each), in
+    the shape scripts/interop/msal_cache.py has MSAL Python write: keys and fields as MSAL's."""
+    def b64(data):
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+    cache = {"AccessToken": {}, "Account": {}, "IdToken": {}, "RefreshToken": {}, "AppMetadata": {}}
+    environment, now, scopes = "login.microsoftonline.com", 1_764_000_000, "calendars.read user.read"
+    for index in range(size // 4):
+        oid = "%08x-0000-4000-8000-%012x" % (index, index)
+        home = "%s.%s" % (oid, TENANT)
+        username = "user%05d@contoso.com" % index
+        claims = {"aud": CLIENT_ID, "iss": "https://login.microsoftonline.com/%s/v2.0" % TENANT, "iat": now, "exp": now + 3600,
+                  "oid": oid, "sub": oid, "tid": TENANT, "preferred_username": username, "name": "User %d" % index}
+        cache["AccessToken"]["%s-%s-accesstoken-%s-%s-%s" % (home, environment, CLIENT_ID, TENANT, scopes)] = {
+            "credential_type": "AccessToken", "secret": "at-%05d-" % index + "a" * 1200, "home_account_id": home,
+            "environment": environment, "client_id": CLIENT_ID, "target": scopes, "realm": TENANT, "token_type": "Bearer",
+            "cached_at": str(now), "expires_on": str(now + 3600), "extended_expires_on": str(now + 7200)}
+        cache["Account"]["%s-%s-%s" % (home, environment, TENANT)] = {
+            "home_account_id": home, "environment": environment, "realm": TENANT, "local_account_id": oid,
+            "username": username, "authority_type": "MSSTS", "account_source": "authorization_code"}
+        cache["IdToken"]["%s-%s-idtoken-%s-%s-" % (home, environment, CLIENT_ID, TENANT)] = {
+            "credential_type": "IdToken", "secret": ".".join([b64({"alg": "none", "typ": "JWT"}), b64(claims), ""]),
+            "home_account_id": home, "environment": environment, "realm": TENANT, "client_id": CLIENT_ID}
+        cache["RefreshToken"]["%s-%s-refreshtoken-%s--%s" % (home, environment, CLIENT_ID, scopes)] = {
+            "credential_type": "RefreshToken", "secret": "rt-%05d-" % index + "r" * 400, "home_account_id": home,
+            "environment": environment, "client_id": CLIENT_ID, "target": scopes, "last_modification_time": str(now)}
+    path = os.path.join(work, "msal-%d.json" % size)
+    with open(path, "w") as file:
+        json.dump(cache, file)
+    return path
+
+
 # Raw daemon calls, on the same bus.
 bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
 SERVICE, ROOT = "org.freedesktop.secrets", "/org/freedesktop/secrets"
@@ -114,11 +164,11 @@ def raw_create_rate(creates, shard=32):
     return done, total
 
 
-def raw_read_rate(size):
+def raw_read_rate(size, access_group=None):
     """SearchItems for the group, then GetSecrets of every item in batches of 1,000: items/s."""
     start = time.perf_counter()
     unlocked, locked = call(ROOT, "org.freedesktop.Secret.Service", "SearchItems",
-                            GLib.Variant("(a{ss})", ({"access-group": group(size)},)), "(aoao)")
+                            GLib.Variant("(a{ss})", ({"access-group": access_group or group(size)},)), "(aoao)")
     for index in range(0, len(unlocked), 1000):
         call(ROOT, "org.freedesktop.Secret.Service", "GetSecrets",
              GLib.Variant("(aoo)", (unlocked[index:index + 1000], session)), "(a{o(oayays)})")
@@ -138,6 +188,13 @@ for size in sizes:
         raise SystemExit("scale: restore of %d items failed (%d): %s" % (size, code, open(os.path.join(work, "err")).read()[-400:]))
     data = os.path.getsize(path)
     rows.append(("restore", size, seconds, size / seconds, rss, data))
+print("== MSAL caches: `cache import` of each size (default settings)", flush=True)
+for size in sizes:
+    path = msal_cache_file(size)
+    seconds, rss, code = run_rss(["cache", "import"] + cache_app(size) + ["--input", path])
+    if code != 0:
+        raise SystemExit("scale: cache import of %d items failed (%d): %s" % (size, code, open(os.path.join(work, "err")).read()[-400:]))
+    rows.append(("cache import", size, seconds, size / seconds, rss, os.path.getsize(path)))
 floor_after = raw_create_rate(floor_creates)
 floor = (floor_before[0] + floor_after[0]) / (floor_before[1] + floor_after[1])
 
@@ -168,6 +225,11 @@ for size in sizes:
     seconds, rss, code = run_rss(["item", "list", "--json", "--app", app(size), "--team", team])
     rows.append(("item list --json", size, seconds if code == 0 else None, size / seconds if code == 0 else 0, rss,
                  os.path.getsize(os.path.join(work, "out")) if code == 0 else 0))
+    raw_reads[("cache", size)] = raw_read_rate(size, cache_group(size))[0]
+    export_path = os.path.join(work, "export-%d.json" % size)
+    seconds, rss, code = run_rss(["cache", "export"] + cache_app(size) + ["--output", export_path])
+    rows.append(("cache export", size, seconds if code == 0 else None, size / seconds if code == 0 else 0, rss,
+                 os.path.getsize(export_path) if code == 0 else 0))
 
 print()
 print("One-item calls (p50 ms of %d separate CLI processes each):" % runs)
@@ -180,15 +242,15 @@ print()
 print("Whole-group operations (one CLI process each, default settings):")
 print("%-18s %8s %9s %10s %12s %12s %10s" % ("OPERATION", "ITEMS", "SECONDS", "ITEMS/S", "DAEMON/S", "OF DAEMON", "RSS/DATA"))
 for name, size, seconds, rate, rss, data in rows:
-    daemon = floor if name == "restore" else raw_reads[size]
+    daemon = floor if name in ("restore", "cache import") else raw_reads[("cache", size) if name == "cache export" else size]
     # Max RSS beyond a small process's own (the 10-item group's) against the data handled.
     base = min(r[4] for r in rows if r[0] == name)
     rss_ratio = "%.2f" % ((rss - base) * 1024 / data) if data and size == max(sizes) else "-"
     print("%-18s %8d %9s %10.0f %12.0f %11.2fx %10s" % (
         name, size, "%.2f" % seconds if seconds else "FAILED", rate, daemon, rate / daemon if daemon else 0, rss_ratio))
 print()
-print("(DAEMON/S: CreateItem into fresh collections of 32 for restore, %d calls before the fill (%.0f/s) and %d after"
+print("(DAEMON/S: CreateItem into fresh collections of 32 for restore and cache import, %d calls before the fill (%.0f/s) and %d after"
       " (%.0f/s), pooled; SearchItems + GetSecrets in batches"
-      " of 1,000 for snapshot and list. RSS/DATA: max RSS above the smallest group's run, over the bytes of the"
+      " of 1,000 for snapshot, list and export. RSS/DATA: max RSS above the smallest group's run, over the bytes of the"
       " snapshot file or JSON written.)" % (floor_creates, floor_before[0] / floor_before[1], floor_creates,
                                      floor_after[0] / floor_after[1]))
