@@ -33,11 +33,12 @@ extension BlastRadius {
     /// For every app whose Intune reads its token cache, the other apps that can delete the
     /// token there, in manifest order of the Intune app, then of the attacker.
     public var intuneExposures: [IntuneExposure] {
-        intuneReaders.filter(\.readsTheCache).flatMap { reader in
-            cells.filter { $0.victim == reader.bundleID }.compactMap { cell -> IntuneExposure? in
-                let ways = cell.ways.filter { $0.call.deletesTokens }
+        intuneReaders.filter(\.readsTheCache).flatMap { reader -> [IntuneExposure] in
+            guard let victim = appPosition(reader.bundleID) else { return [] }
+            return apps.indices.compactMap { attacker -> IntuneExposure? in
+                let ways = ways(attackerAt: attacker, victimAt: victim).filter { $0.call.deletesTokens }
                 guard !ways.isEmpty else { return nil }
-                return IntuneExposure(attacker: cell.attacker, intuneApp: reader.bundleID, group: reader.group, ways: ways)
+                return IntuneExposure(attacker: apps[attacker].bundleID, intuneApp: reader.bundleID, group: reader.group, ways: ways)
             }
         }
     }

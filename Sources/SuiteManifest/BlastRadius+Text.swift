@@ -31,18 +31,30 @@ extension BlastRadius: TextReport {
     private var matrixLines: [String] {
         let rowLabels = apps.enumerated().map { index, app in "\(index + 1)  \(DisplayText(app.displayName))" }
         let labelWidth = max(rowLabels.map(\.count).max() ?? 0, "attacker".count)
-        let cellTexts = apps.map { attacker in
-            apps.map { victim -> String in
-                if attacker.bundleID == victim.bundleID { return "self" }
-                let calls = ways(attacker: attacker.bundleID, victim: victim.bundleID).map(\.call.code)
+        // Each pair's letters are its profiles': made once per pair of profiles.
+        let codes = (0..<profiles.count).map { attacker in
+            (0..<profiles.count).map { victim -> String in
+                let calls = profiles.ways(attacker: attacker, victim: victim).map(\.call.code)
                 return calls.isEmpty ? "-" : calls.joined()
+            }
+        }
+        let cellTexts = apps.indices.map { attacker in
+            apps.indices.map { victim -> String in
+                attacker == victim ? "self" : codes[profiles.profileOfApp[attacker]][profiles.profileOfApp[victim]]
             }
         }
         let columnWidth = max(cellTexts.joined().map(\.count).max() ?? 0, String(apps.count).count, "self".count)
         func row(_ label: String, _ cells: [String]) -> String {
-            let padded = cells.map { $0.padding(toLength: columnWidth, withPad: " ", startingAt: 0) }
-            let line = label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + "  " + padded.joined(separator: "  ")
-            return String(line.reversed().drop { $0 == " " }.reversed())
+            // Cells are ASCII and never wider than the column: padded by hand, a million of them
+            // for a thousand apps, where Foundation's padding (by UTF-16 length) took seconds.
+            var line = label.padding(toLength: labelWidth, withPad: " ", startingAt: 0) + "  "
+            for (index, cell) in cells.enumerated() {
+                if index > 0 { line += "  " }
+                line += cell
+                line += String(repeating: " ", count: max(columnWidth - cell.count, 0))
+            }
+            while line.last == " " { line.removeLast() }
+            return line
         }
         var lines = [String(repeating: " ", count: labelWidth + 2) + "victim", row("attacker", apps.indices.map { String($0 + 1) })]
         for (label, cells) in zip(rowLabels, cellTexts) { lines.append(row(label, cells)) }
@@ -52,31 +64,42 @@ extension BlastRadius: TextReport {
     /// Per call, each reason it reaches a sign-in, with the apps it lets reach which others:
     /// `W wipeCacheForAllAccounts: <why>` over `  Contoso Mail -> Contoso Calendar, Contoso Notes`.
     private var howLines: [String] {
-        let labels = Dictionary(apps.map { ($0.bundleID, DisplayText($0.label).description) }, uniquingKeysWith: { first, _ in first })
-        func label(of bundleID: String) -> String { labels[bundleID] ?? DisplayText(bundleID).description }
+        let labels = apps.map { DisplayText($0.label).description }
+        let profileCount = profiles.count
         var lines: [String] = []
         for call in DestructiveCall.allCases {
-            // Reasons in order of first appearance; attackers and victims in manifest order.
-            var reasons: [(reason: String, reach: [(attacker: String, victims: [String])])] = []
+            // Reasons in order of first appearance; attackers and victims in manifest order. A
+            // pair's reason is its profiles': looked up once per pair of profiles.
+            var reasons: [(reason: String, reach: [(attacker: Int, victims: [String])])] = []
             var reasonPositions: [String: Int] = [:]
-            for cell in cells {
-                guard let way = cell.ways.first(where: { $0.call == call }) else { continue }
-                let victim = label(of: cell.victim)
-                let index = reasonPositions[way.reason] ?? {
-                    reasons.append((way.reason, []))
-                    reasonPositions[way.reason] = reasons.count - 1
-                    return reasons.count - 1
-                }()
-                if let last = reasons[index].reach.last, last.attacker == cell.attacker {
-                    reasons[index].reach[reasons[index].reach.count - 1].victims.append(victim)
-                } else {
-                    reasons[index].reach.append((cell.attacker, [victim]))
+            var reasonOfProfiles = [Int?](repeating: nil, count: profileCount * profileCount)
+            for attacker in apps.indices {
+                let attackerProfile = profiles.profileOfApp[attacker]
+                for victim in apps.indices where victim != attacker {
+                    let pair = attackerProfile * profileCount + profiles.profileOfApp[victim]
+                    let index: Int
+                    if let known = reasonOfProfiles[pair] {
+                        index = known
+                    } else {
+                        guard let way = ways(attackerAt: attacker, victimAt: victim).first(where: { $0.call == call }) else { continue }
+                        index = reasonPositions[way.reason] ?? {
+                            reasons.append((way.reason, []))
+                            reasonPositions[way.reason] = reasons.count - 1
+                            return reasons.count - 1
+                        }()
+                        reasonOfProfiles[pair] = index
+                    }
+                    if let last = reasons[index].reach.last, last.attacker == attacker {
+                        reasons[index].reach[reasons[index].reach.count - 1].victims.append(labels[victim])
+                    } else {
+                        reasons[index].reach.append((attacker, [labels[victim]]))
+                    }
                 }
             }
             for (reason, reach) in reasons {
                 lines.append("\(call.code) \(call.api): \(reason)")
                 for (attacker, victims) in reach {
-                    lines.append("    \(label(of: attacker)) -> \(victims.joined(separator: ", "))")
+                    lines.append("    \(labels[attacker]) -> \(victims.joined(separator: ", "))")
                 }
             }
         }
@@ -103,7 +126,7 @@ extension BlastRadius: TextReport {
     }
 
     private func label(of bundleID: String) -> String {
-        DisplayText(apps.first { $0.bundleID == bundleID }?.label ?? bundleID).description
+        DisplayText(appPosition(bundleID).map { apps[$0].label } ?? bundleID).description
     }
 
 }

@@ -20,15 +20,12 @@ public struct BlastRadius: Sendable, Hashable {
     /// (``intuneExposures`` are the apps that can delete it).
     public let intuneReaders: [IntuneReader]
 
-    /// Where each (attacker, victim) pair's cell is in ``cells``: a lookup in constant time, so
-    /// reporting a suite costs what its pairs do, not pairs times cells.
-    private let cellPositions: [Pair: Int]
+    /// The apps as the rules tell them apart: every cell's ways are its profiles' ways.
+    let profiles: BlastProfiles
 
-    /// An ordered pair of bundle IDs.
-    private struct Pair: Hashable {
-        let attacker: String
-        let victim: String
-    }
+    /// Each bundle ID's index into ``apps``: finding a pair's ways costs two lookups, not a
+    /// search of the cells.
+    private let appPositions: [String: Int]
 
     /// An app as the matrix labels it.
     public struct App: Sendable, Hashable {
@@ -75,7 +72,9 @@ public struct BlastRadius: Sendable, Hashable {
         public let reason: String
     }
 
-    /// Applies every ``DestructiveCall`` rule to every ordered pair of different apps of `suite`.
+    /// Applies every ``DestructiveCall`` rule to every ordered pair of different apps of `suite`:
+    /// once per pair of app profiles (apps the rules cannot tell apart), each pair of apps
+    /// getting its profiles' ways.
     ///
     /// - Throws: ``SuiteManifestError/entitlements(_:_:)`` when an app's entitlements are
     ///   malformed or belong to another team (`suite check` reports the same).
@@ -84,28 +83,40 @@ public struct BlastRadius: Sendable, Hashable {
         for app in suite.apps { subjects.append(try BlastSubject(app)) }
         manifest = suite.manifest.path
         suiteName = suite.name
-        apps = subjects.map {
+        let apps = subjects.map {
             App(bundleID: $0.app.bundleID, name: $0.app.name, keychainGroup: $0.cacheGroup,
                 clientID: $0.app.clientID, familyID: $0.app.familyID, signsIn: $0.signsIn)
         }
+        let profiles = BlastProfiles(subjects)
         var cells: [Cell] = []
-        for attacker in subjects {
-            for victim in subjects where victim.app.bundleID != attacker.app.bundleID {
-                let ways = DestructiveCall.allCases.compactMap { $0.way(from: attacker, to: victim) }
-                if !ways.isEmpty { cells.append(Cell(attacker: attacker.app.bundleID, victim: victim.app.bundleID, ways: ways)) }
+        for (attacker, attackerApp) in apps.enumerated() {
+            let attackerProfile = profiles.profileOfApp[attacker]
+            for (victim, victimApp) in apps.enumerated() where victim != attacker {
+                let ways = profiles.ways(attacker: attackerProfile, victim: profiles.profileOfApp[victim])
+                if !ways.isEmpty { cells.append(Cell(attacker: attackerApp.bundleID, victim: victimApp.bundleID, ways: ways)) }
             }
         }
+        self.apps = apps
         self.cells = cells
+        self.profiles = profiles
         intuneReaders = try Self.intuneReaders(of: subjects)
-
-        cellPositions = Dictionary(cells.indices.map { (Pair(attacker: cells[$0].attacker, victim: cells[$0].victim), $0) },
-                                   uniquingKeysWith: { first, _ in first })
+        appPositions = Dictionary(apps.indices.map { (apps[$0].bundleID, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The ways `attacker` can destroy `victim`'s sign-in (bundle IDs); empty for none.
     public func ways(attacker: String, victim: String) -> [Way] {
-        cellPositions[Pair(attacker: attacker, victim: victim)].map { cells[$0].ways } ?? []
+        guard let attacker = appPositions[attacker], let victim = appPositions[victim] else { return [] }
+        return ways(attackerAt: attacker, victimAt: victim)
     }
+
+    /// The ways app `attacker` can destroy app `victim`'s sign-in (indices into ``apps``);
+    /// empty for none, and for an app with itself.
+    func ways(attackerAt attacker: Int, victimAt victim: Int) -> [Way] {
+        attacker == victim ? [] : profiles.ways(attacker: profiles.profileOfApp[attacker], victim: profiles.profileOfApp[victim])
+    }
+
+    /// The index into ``apps`` of the app with this bundle ID.
+    func appPosition(_ bundleID: String) -> Int? { appPositions[bundleID] }
 
     /// True when no app can destroy another's sign-in.
     public var isEmpty: Bool { cells.isEmpty }
