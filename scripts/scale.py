@@ -194,7 +194,8 @@ for size in sizes:
     seconds, rss, code = run_rss(["cache", "import"] + cache_app(size) + ["--input", path])
     if code != 0:
         raise SystemExit("scale: cache import of %d items failed (%d): %s" % (size, code, open(os.path.join(work, "err")).read()[-400:]))
-    rows.append(("cache import", size, seconds, size / seconds, rss, os.path.getsize(path)))
+    entries = size // 4 * 4  # four entries an account
+    rows.append(("cache import", entries, seconds, entries / seconds, rss, os.path.getsize(path)))
 floor_after = raw_create_rate(floor_creates)
 floor = (floor_before[0] + floor_after[0]) / (floor_before[1] + floor_after[1])
 
@@ -228,7 +229,8 @@ for size in sizes:
     raw_reads[("cache", size)] = raw_read_rate(size, cache_group(size))[0]
     export_path = os.path.join(work, "export-%d.json" % size)
     seconds, rss, code = run_rss(["cache", "export"] + cache_app(size) + ["--output", export_path])
-    rows.append(("cache export", size, seconds if code == 0 else None, size / seconds if code == 0 else 0, rss,
+    entries = size // 4 * 4
+    rows.append(("cache export", entries, seconds if code == 0 else None, entries / seconds if code == 0 else 0, rss,
                  os.path.getsize(export_path) if code == 0 else 0))
 
 print()
@@ -242,10 +244,11 @@ print()
 print("Whole-group operations (one CLI process each, default settings):")
 print("%-18s %8s %9s %10s %12s %12s %10s" % ("OPERATION", "ITEMS", "SECONDS", "ITEMS/S", "DAEMON/S", "OF DAEMON", "RSS/DATA"))
 for name, size, seconds, rate, rss, data in rows:
-    daemon = floor if name in ("restore", "cache import") else raw_reads[("cache", size) if name == "cache export" else size]
+    group_size = next(s for s in sizes if s // 4 * 4 == size) if name.startswith("cache") else size
+    daemon = floor if name in ("restore", "cache import") else raw_reads[("cache", group_size) if name == "cache export" else size]
     # Max RSS beyond a small process's own (the 10-item group's) against the data handled.
     base = min(r[4] for r in rows if r[0] == name)
-    rss_ratio = "%.2f" % ((rss - base) * 1024 / data) if data and size == max(sizes) else "-"
+    rss_ratio = "%.2f" % ((rss - base) * 1024 / data) if data and size == max(r[1] for r in rows if r[0] == name) else "-"
     print("%-18s %8d %9s %10.0f %12.0f %11.2fx %10s" % (
         name, size, "%.2f" % seconds if seconds else "FAILED", rate, daemon, rate / daemon if daemon else 0, rss_ratio))
 print()

@@ -96,30 +96,21 @@ final class CollectionDirectory: Sendable {
     /// of another group whose name starts with this one's (`.b`, `_7eck`: a `~` in a group's
     /// name is escaped in its label).
     static func shardID(labelSuffix: Substring) -> ShardIndex.ShardID? {
-        var rest = labelSuffix
-        var protection = ProtectionClass.untilUnlocked
-        if rest.hasPrefix("~ck") { protection = .untilFirstUnlock; rest = rest.dropFirst(3) }
-        else if rest.hasPrefix("~dk") { protection = .none; rest = rest.dropFirst(3) }
-        if rest.isEmpty { return ShardIndex.ShardID(protection, 0) }
-        guard rest.hasPrefix("~") else { return nil }
-        let digits = rest.dropFirst()
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), digits.first != "0",
-            let number = Int(digits)
-        else { return nil }
-        return ShardIndex.ShardID(protection, number)
+        shardID(suffix: labelSuffix, separator: "~")
     }
 
     /// The shard a path suffix after the group's own path names (`""`, `_7eck`, `_7e3`,
-    /// `_7edk_7e2`).
-    private static func shardID(suffix: Substring) -> ShardIndex.ShardID? {
+    /// `_7edk_7e2`), or a label suffix with `~` as `separator`: the path escapes the `~`.
+    private static func shardID(suffix: Substring, separator: String = "_7e") -> ShardIndex.ShardID? {
         var rest = suffix
         var protection = ProtectionClass.untilUnlocked
-        if rest.hasPrefix("_7eck") { protection = .untilFirstUnlock; rest = rest.dropFirst(5) }
-        else if rest.hasPrefix("_7edk") { protection = .none; rest = rest.dropFirst(5) }
+        if rest.hasPrefix(separator + "ck") { protection = .untilFirstUnlock; rest = rest.dropFirst(separator.count + 2) }
+        else if rest.hasPrefix(separator + "dk") { protection = .none; rest = rest.dropFirst(separator.count + 2) }
         if rest.isEmpty { return ShardIndex.ShardID(protection, 0) }
-        guard rest.hasPrefix("_7e") else { return nil }
-        let digits = rest.dropFirst(3)
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), digits.first != "0", let number = Int(digits)
+        guard rest.hasPrefix(separator) else { return nil }
+        let digits = rest.dropFirst(separator.count)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), digits.first != "0",
+            let number = Int(digits)
         else { return nil }
         return ShardIndex.ShardID(protection, number)
     }
