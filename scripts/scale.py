@@ -21,6 +21,9 @@ import time
 import gi  # noqa: F401  (Debian's python3-gi, for the raw daemon calls)
 from gi.repository import Gio, GLib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "interop"))
+import raw_floor  # noqa: E402  (gnome-keyring's CreateItem rate, as compare-peers.sh measures it)
+
 bin_path, state, work = sys.argv[1:4]
 sizes = [int(s) for s in os.environ.get("SIZES", "10 10000").split()]
 runs = int(os.environ.get("RUNS", "15"))
@@ -135,33 +138,9 @@ session = call(ROOT, "org.freedesktop.Secret.Service", "OpenSession",
 
 
 def raw_create_rate(creates, shard=32):
-    """CreateItem into fresh collections of `shard` items, as restore fills shards: items/s."""
-    collections, total, done = [], 0.0, 0
-    try:
-        while done < creates:
-            label = "scale-floor-%d-%d" % (os.getpid(), len(collections))
-            collection = call(ROOT, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", "CreateWithMasterPassword",
-                              GLib.Variant("(a{sv}(oayays))", ({"org.freedesktop.Secret.Collection.Label": GLib.Variant("s", label)},
-                                                                (session, b"", b"floor", "text/plain"))), "(o)")[0]
-            collections.append(collection)
-            for _ in range(min(shard, creates - done)):
-                attributes = {"xdg:schema": "org.sharedkeychain.GenericPassword", "access-group": "FLOOR00001.floor",
-                              "account": "floor%06d" % done, "service": "svc"}
-                properties = {"org.freedesktop.Secret.Item.Label": GLib.Variant("s", "floor"),
-                              "org.freedesktop.Secret.Item.Attributes": GLib.Variant("a{ss}", attributes)}
-                secret = (session, b"", b"x" * 700, "application/octet-stream")
-                start = time.perf_counter()
-                call(collection, "org.freedesktop.Secret.Collection", "CreateItem",
-                     GLib.Variant("(a{sv}(oayays)b)", (properties, secret, False)), "(oo)")
-                total += time.perf_counter() - start
-                done += 1
-    finally:
-        for collection in collections:
-            try:
-                call(collection, "org.freedesktop.Secret.Collection", "Delete", None, "(o)")
-            except GLib.Error:
-                pass
-    return done, total
+    """CreateItem into fresh collections of `shard` items, as restore fills shards: (calls, seconds)."""
+    measured = raw_floor.floor(creates, shard, secret_size=700)
+    return measured["creates"], measured["seconds"]
 
 
 def raw_read_rate(size, access_group=None):
