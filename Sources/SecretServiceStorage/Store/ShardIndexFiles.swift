@@ -96,8 +96,9 @@ final class ShardIndexFiles: Sendable {
             let tail = try Self.readBytes(descriptor, from: state.offset, limit: nil)
             // Only whole lines: a writer may be appending the rest of the last one.
             if let end = tail.lastIndex(of: UInt8(ascii: "\n")) {
-                // A record is about 40 bytes: the tables are sized once for a file read whole.
-                if state.index.shards.isEmpty { state.index.reserveCapacity(end / 40) }
+                // A record is about 40 bytes: the tables are sized once for a file read whole,
+                // at most for a million records (an index is a file anyone may fill).
+                if state.index.shards.isEmpty { state.index.reserveCapacity(min(end / 40, 1 << 20)) }
                 let whole = tail.withUnsafeBufferPointer { bytes in
                     var start = 0
                     for index in 0...end where bytes[index] == UInt8(ascii: "\n") {
