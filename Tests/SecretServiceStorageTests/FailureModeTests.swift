@@ -2,6 +2,7 @@ import Foundation
 import KeychainStorage
 import KeychainTestSupport
 @testable import SecretServiceStorage
+import Synchronization
 import Testing
 
 /// Locked collections, hung and missing daemons, restarts. Tests that stop or freeze the shared
@@ -33,6 +34,83 @@ struct FailureModeTests {
             // with the master password (what a restarted daemon needs).
             let fresh = try TestKeyring.unguardedStore(.collectionPerGroup)
             #expect(try fresh.items(matching: Fixture.all(group), limit: nil) == [item])
+        }
+    }
+
+    /// gnome-keyring reloads a keyring file whose mtime moved (its file tracker, at the next
+    /// search; its own save a second ago looks the same), and a collection reloaded while locked
+    /// has only its hashed attributes. Backdating the group's files forces that reload.
+    static func reloadOnNextSearch(_ group: String, _ store: SecretServiceStore) throws {
+        let directory = try #require(store.configuration.keyringFiles)
+        let files = try #require(CensusStamp.keyringFiles(of: group, in: directory)?.marks.keys)
+        #expect(!files.isEmpty)
+        let past = Date().addingTimeInterval(-3600)
+        for name in files {
+            try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: directory.appendingPathComponent(name).path)
+        }
+    }
+
+    @Test("a collection reloaded while locked is .locked, never an empty result")
+    func lockedCollectionReloaded() throws {
+        try TestKeyring.withExclusiveAccess { _ in
+            let store = try TestKeyring.unguardedStore(.collectionPerGroup)
+            let group = TestKeyring.uniqueGroup("lockedreload")
+            try store.add(Fixture.item(group, "a"))
+            try store.lock(groups: [group])
+            try Self.reloadOnNextSearch(group, store)
+            #expect(throws: StorageError.locked(collection: "group-\(group)")) { try store.items(matching: Fixture.all(group), limit: nil) }
+        }
+    }
+
+    @Test("a shard the device locked and the daemon reloaded is read whole once the device unlocks")
+    func deviceLockedShardReloaded() throws {
+        try TestKeyring.withExclusiveAccess { _ in
+            let device = Mutex(DeviceLockState(locked: false, unlockedSinceBoot: true))
+            let store = try TestKeyring.unguardedStore(.collectionPerGroup) { $0.deviceLock = { device.withLock { $0 } } }
+            let group = TestKeyring.uniqueGroup("devicereload")
+            let item = Fixture.item(group, "a")
+            try store.add(item)
+            #expect(try store.items(matching: Fixture.all(group), limit: nil) == [item])
+
+            let locked = DeviceLockState(locked: true, unlockedSinceBoot: true)
+            device.withLock { $0 = locked }
+            try store.lockShards(of: locked.lockedClasses, groups: [group])
+            try Self.reloadOnNextSearch(group, store)
+            #expect(throws: StorageError.deviceLocked(.untilUnlocked)) { try store.items(matching: Fixture.all(group), limit: nil) }
+
+            device.withLock { $0 = DeviceLockState(locked: false, unlockedSinceBoot: true) }
+            #expect(try store.items(matching: Fixture.all(group), limit: nil) == [item])
+        }
+    }
+
+    /// GetSecrets leaves out the secrets of locked items without a word; when the collection is
+    /// unlocked again before the store asks whether it is locked (another process unlocks it on
+    /// its own read, as every store does once the device allows), those items are still there
+    /// and must be read, never answered as deleted.
+    @Test("items whose secrets were left out while locked, then unlocked by another store, are read, not dropped")
+    func secretsLeftOutThenUnlockedElsewhere() throws {
+        try TestKeyring.withExclusiveAccess { _ in
+            let reader = try TestKeyring.unguardedStore(.collectionPerGroup) { $0.secretsBatch = 2 }
+            let group = TestKeyring.uniqueGroup("leftout")
+            let items = (0..<4).map { Fixture.item(group, "a\($0)", at: Double($0)) }
+            for item in items { try reader.add(item) }
+            #expect(try reader.items(matching: Fixture.all(group), limit: nil) == items)
+
+            try reader.lock(groups: [group])
+            // After the first batch came back without secrets, another store unlocks the
+            // collection (it meets it for the first time in this daemon run).
+            let unlocked = Mutex(false)
+            let observer = ReadProgress { _, _ in
+                let first = unlocked.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                guard first else { return }
+                _ = try? TestKeyring.unguardedStore(.collectionPerGroup).items(matching: Fixture.all(group), limit: nil)
+            }
+            let read = try ReadProgress.$observer.withValue(observer) { try reader.items(matching: Fixture.all(group), limit: nil) }
+            #expect(unlocked.withLock { $0 })
+            #expect(read == items)
         }
     }
 

@@ -79,21 +79,18 @@ extension SecretServiceStore {
         }
         let allPaths = pathsByGroup.flatMap { $0 }
         guard !allPaths.isEmpty else { return [] }
-        let secrets: [String: Data]
-        do {
-            secrets = try client.secrets(service, paths: allPaths)
-        } catch {
-            // Deleted between the search and GetSecrets: search again.
-            if error.kind == .noSuchObject { throw RetryOperation() }
-            // Locked: a search of one collection does not tell locked items apart.
-            if error.kind == .locked, let path = allPaths.first { try handleLocked(CollectionDirectory.collection(ofItem: path), service) }
-            throw error
-        }
+        var secrets = try readSecrets(allPaths, service)
         // gnome-keyring leaves out the secrets of locked items: a path missing from the answer
-        // was deleted meanwhile (skipped below), or sits in a locked collection.
-        let missing = Set(allPaths.filter { secrets[$0] == nil }.map(CollectionDirectory.collection(ofItem:)))
-        let locked = try missing.sorted().filter { try isLocked($0, service) }
-        if !locked.isEmpty { try handleLocked(locked, service) }
+        // sits in a locked collection, or was deleted meanwhile (skipped below), or its
+        // collection was locked then and is unlocked now (another store unlocked it on its own
+        // read): read those once more, so that an item still there is never taken as deleted.
+        let missing = allPaths.filter { secrets[$0] == nil }
+        if !missing.isEmpty {
+            let collections = Set(missing.map(CollectionDirectory.collection(ofItem:)))
+            let locked = try collections.sorted().filter { try isLocked($0, service) }
+            if !locked.isEmpty { try handleLocked(locked, service) }
+            secrets.merge(try readSecrets(missing, service)) { first, _ in first }
+        }
         directory.noteUnlocked(Set(secrets.keys.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
         let decoder = JSONDecoder()
         // What the attribute search held every item found to: a record that contradicts it is
@@ -148,6 +145,19 @@ extension SecretServiceStore {
         }
         directory.rememberItems(result.lazy.filter { !$0.isExternal }.map { ($0.envelope.item.primaryKey, $0.path) })
         return result
+    }
+
+    /// The secrets of `paths` (those gnome-keyring leaves out are missing), for ``fetch``.
+    private func readSecrets(_ paths: [String], _ service: ServiceHandle) throws -> [String: Data] {
+        do {
+            return try client.secrets(service, paths: paths)
+        } catch {
+            // Deleted between the search and GetSecrets: search again.
+            if error.kind == .noSuchObject { throw RetryOperation() }
+            // Locked: a search of one collection does not tell locked items apart.
+            if error.kind == .locked, let path = paths.first { try handleLocked(CollectionDirectory.collection(ofItem: path), service) }
+            throw error
+        }
     }
 
     /// The items of `group` matching `attributes`. In the per-group layout only the group's
