@@ -62,27 +62,6 @@ struct FailureModeTests {
         }
     }
 
-    @Test("a shard the device locked and the daemon reloaded is read whole once the device unlocks")
-    func deviceLockedShardReloaded() throws {
-        try TestKeyring.withExclusiveAccess { _ in
-            let device = Mutex(DeviceLockState(locked: false, unlockedSinceBoot: true))
-            let store = try TestKeyring.unguardedStore(.collectionPerGroup) { $0.deviceLock = { device.withLock { $0 } } }
-            let group = TestKeyring.uniqueGroup("devicereload")
-            let item = Fixture.item(group, "a")
-            try store.add(item)
-            #expect(try store.items(matching: Fixture.all(group), limit: nil) == [item])
-
-            let locked = DeviceLockState(locked: true, unlockedSinceBoot: true)
-            device.withLock { $0 = locked }
-            try store.lockShards(of: locked.lockedClasses, groups: [group])
-            try Self.reloadOnNextSearch(group, store)
-            #expect(throws: StorageError.deviceLocked(.untilUnlocked)) { try store.items(matching: Fixture.all(group), limit: nil) }
-
-            device.withLock { $0 = DeviceLockState(locked: false, unlockedSinceBoot: true) }
-            #expect(try store.items(matching: Fixture.all(group), limit: nil) == [item])
-        }
-    }
-
     /// GetSecrets leaves out the secrets of locked items without a word; when the collection is
     /// unlocked again before the store asks whether it is locked (another process unlocks it on
     /// its own read, as every store does once the device allows), those items are still there

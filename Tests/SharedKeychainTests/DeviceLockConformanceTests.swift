@@ -116,6 +116,7 @@ struct DeviceLockConformanceTests {
         // Its local twin is protected: a query for both is refused, never answered with one.
         #expect(Self.isLocked { _ = try rig.keychain.copyAll(KeychainQuery(account: "first", service: "s")) })
         try rig.set(locked: false, unlockedSinceBoot: true)
-        #expect(try rig.keychain.copyAll(.all(in: rig.group)).count == 3)
+        let all = try rig.keychain.copyAll(.all(in: rig.group))
+        #expect(all.count == 3, "read \(all.map { "\($0.account) \($0.accessibility) synchronizable=\($0.synchronizable)" })")
     }
 }
