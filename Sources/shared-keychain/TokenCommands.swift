@@ -37,11 +37,32 @@ struct TokenSignInCommand: ReportingCommand {
     @Option(parsing: .upToNextOption, help: "The scopes to request.")
     var scopes: [String] = TokenCache.defaultScopes
 
+    @Option(help: ArgumentHelp(
+        "Sign in this many users, --user with {n} replaced by 0, 1, 2...: what that many sign-ins leave in the group, written fast (the client's account metadata, which each sign-in rewrites whole, written once with every entry). For a load test's prefill; prints the number signed in, no tokens.",
+        valueName: "n"))
+    var count: Int?
+
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
+
+    func checkInputs() throws {
+        guard let count else { return }
+        guard count > 0 else { throw UsageFailure(message: "--count takes a positive number; got \(count)") }
+        guard user.contains("{n}") else { throw UsageFailure(message: "--count needs {n} in --user, e.g. --user 'user{n}@contoso.com'") }
+    }
 
     func execute() throws {
         let tenant = try tokens.signInTenant(tenant)
-        let result = try tokens.tokenCache(global, app: app).signIn(username: user, tenant: tenant, scopes: scopes)
+        let cache = try tokens.tokenCache(global, app: app)
+        if let count {
+            let progress = ProgressLine.counting("token signin", of: count, unit: "users")
+            let signedIn = try cache.prefillSignIns(
+                usernames: (0..<count).map { user.replacingOccurrences(of: "{n}", with: String($0)) }, tenant: tenant, scopes: scopes,
+                progress: progress.update)
+            progress.finish()
+            if global.json { Output.printJSON(["signedIn": signedIn]) } else { Output.standardOutput.write("signed in \(signedIn) users\n") }
+            return
+        }
+        let result = try cache.signIn(username: user, tenant: tenant, scopes: scopes)
         let view = AuthenticationJSON(result, options: tokens)
         Output.warn(cacheSaveFailures: result.cacheSaveFailures)
         if global.json { Output.printJSON(view) } else { Output.standardOutput.write(view.text) }

@@ -6,6 +6,9 @@ with distinct attributes, then a clear).
 stands on: N plain `org.freedesktop.Secret.Collection.CreateItem` calls, S to a fresh collection
 (SharedKeychain's shard size), with attributes and secrets the size of SharedKeychain's, each
 timed; the collections are deleted after. Prints the rate, the p50 of one call and every call's time.
+`floor --creates N --shard S --writers W`: the same N calls made by W processes side by side (each
+to collections of its own, starting together): the rate is N over the time from the first call's
+start to the last one's end, the daemon's and the machine's own drop under W writers.
 `cache --prefill K --out FILE`: MSAL Python's serialized cache with K accounts, to import.
 `run --processes N --additions M --prefill K --work DIR` prefills one libsecret-backed cache
 with K accounts (not timed), then starts N processes that together add M new accounts' tokens
@@ -110,6 +113,29 @@ def floor(creates, shard):
     return raw_floor.floor(creates, shard)
 
 
+def floor_writer(creates, shard, start_at, results):
+    while time.time() < start_at:
+        time.sleep(0.001)
+    results.put(floor(creates, shard))
+
+
+def concurrent_floor(creates, shard, writers):
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    start_at = time.time() + 2.0  # every writer started before the first call
+    children = [context.Process(target=floor_writer, args=(creates // writers, shard, start_at, results)) for _ in range(writers)]
+    for child in children:
+        child.start()
+    halves = [results.get() for _ in children]
+    for child in children:
+        child.join()
+    timings = sorted(t for half in halves for t in half["timingsMs"])
+    seconds = max(h["endedAt"] for h in halves) - min(h["startedAt"] for h in halves)
+    return {"floor": "CreateItem", "writers": writers, "creates": len(timings), "shard": shard, "seconds": round(seconds, 3),
+            "rate": round(len(timings) / seconds, 2) if seconds > 0 else 0,
+            "p50ms": round(timings[len(timings) // 2], 3) if timings else 0, "timingsMs": timings}
+
+
 def raw(count):
     import gi
     gi.require_version("Secret", "1")
@@ -136,12 +162,16 @@ if __name__ == "__main__":
     parser.add_argument("--work")
     parser.add_argument("--creates", type=int, default=256)
     parser.add_argument("--shard", type=int, default=32)
+    parser.add_argument("--writers", type=int, default=1)
     parser.add_argument("--out")
     arguments = parser.parse_args()
     if arguments.command == "raw":
         print(json.dumps(raw(arguments.count)))
     elif arguments.command == "floor":
-        print(json.dumps(floor(arguments.creates, arguments.shard)))
+        if arguments.writers > 1:
+            print(json.dumps(concurrent_floor(arguments.creates, arguments.shard, arguments.writers)))
+        else:
+            print(json.dumps(floor(arguments.creates, arguments.shard)))
     elif arguments.command == "cache":
         print(json.dumps(serialized_cache(arguments.prefill, arguments.out)))
     else:

@@ -2,7 +2,8 @@
 
 `floor(creates, shard)` creates `creates` items with plain D-Bus calls (no libsecret), `shard`
 to a fresh collection (as SharedKeychain fills a group's shards), each call timed on its own,
-then deletes the collections. Used by scripts/interop/peer_msal_extensions.py (compare-peers.sh)
+then deletes the collections; `startedAt` and `endedAt` (epoch seconds) span the calls, for writers
+run side by side. Used by scripts/interop/peer_msal_extensions.py (compare-peers.sh)
 and scripts/scale.py, on the session bus DBUS_SESSION_BUS_ADDRESS names.
 """
 import os
@@ -25,6 +26,7 @@ def floor(creates, shard, secret_size=1500):
     secret = b"x" * secret_size
     timings = []
     collections = []
+    started_at = ended_at = time.time()
     try:
         while len(timings) < creates:
             label = "sharedkeychain-floor-%s-%d" % (run_id, len(collections))
@@ -42,9 +44,12 @@ def floor(creates, shard, secret_size=1500):
                 properties = {"org.freedesktop.Secret.Item.Label": GLib.Variant("s", "floor %d" % index),
                               "org.freedesktop.Secret.Item.Attributes": GLib.Variant("a{ss}", attributes)}
                 arguments = GLib.Variant("(a{sv}(oayays)b)", (properties, (session, b"", secret, "application/octet-stream"), False))
+                if not timings:
+                    started_at = time.time()
                 start = time.perf_counter()
                 call(collection, "org.freedesktop.Secret.Collection", "CreateItem", arguments, "(oo)")
                 timings.append(time.perf_counter() - start)
+                ended_at = time.time()
     finally:
         for collection in collections:
             try:
@@ -56,4 +61,4 @@ def floor(creates, shard, secret_size=1500):
     return {"floor": "CreateItem", "creates": len(timings), "shard": shard, "seconds": round(total, 3),
             "rate": round(len(timings) / total, 2) if total > 0 else 0,
             "p50ms": round(1000 * ordered[len(ordered) // 2], 3) if ordered else 0,
-            "timingsMs": [round(1000 * t, 4) for t in timings]}
+            "startedAt": started_at, "endedAt": ended_at, "timingsMs": [round(1000 * t, 4) for t in timings]}
