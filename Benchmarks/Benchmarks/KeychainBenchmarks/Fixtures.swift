@@ -12,7 +12,7 @@ import Synchronization
 enum BenchKeyring {
     private static let current = Mutex<PrivateKeyring?>(nil)
 
-    /// The files of a stopped keyring that hold its items: the password, the daemon's keyring
+    /// The files that hold a keyring's items: the password, the daemon's keyring
     /// files and the stores' lock directory (group indexes and census stamps).
     static let itemFiles = ["password", "data", "locks"]
 
