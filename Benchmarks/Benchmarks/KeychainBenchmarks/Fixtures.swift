@@ -12,16 +12,53 @@ import Synchronization
 enum BenchKeyring {
     private static let current = Mutex<PrivateKeyring?>(nil)
 
-    /// Starts the process's keyring in a fresh temporary state directory, once.
-    static func shared() throws -> PrivateKeyring {
+    /// The files that hold a keyring's items: the password, the daemon's keyring
+    /// files and the stores' lock directory (group indexes and census stamps).
+    static let itemFiles = ["password", "data", "locks"]
+
+    /// Starts the process's keyring in a fresh temporary state directory, once; with
+    /// `template` (a copy of ``itemFiles`` made by ``saveItems(to:)``), on a copy of its items.
+    static func shared(copying template: URL? = nil) throws -> PrivateKeyring {
         try current.withLock { (current) throws -> PrivateKeyring in
             if let current { return current }
             let directory = URL(fileURLWithPath: NSTemporaryDirectory())
                 .appendingPathComponent("skbench-\(UUID().uuidString.prefix(8))")
+            if let template {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try copyFiles(itemFiles, from: template, to: directory)
+            }
             let keyring = PrivateKeyring(stateDirectory: directory)
             try keyring.start()
             current = keyring
             return keyring
+        }
+    }
+
+    /// Copies the running keyring's ``itemFiles`` to `template` (whole or not at all). It keeps
+    /// running: GLib cannot reconnect a process to a bus that stopped. Between calls its files
+    /// are whole (gnome-keyring rewrites a collection's file before it answers a change).
+    static func saveItems(to template: URL) throws {
+        try current.withLock { current in
+            guard let keyring = current else { throw BenchError("no keyring to save") }
+            let partial = template.appendingPathExtension("partial")
+            try? FileManager.default.removeItem(at: partial)
+            try FileManager.default.createDirectory(
+                at: partial, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try copyFiles(itemFiles, from: keyring.stateDirectory, to: partial)
+            try FileManager.default.moveItem(at: partial, to: template)
+        }
+    }
+
+    /// `cp -a`: modes (the 0600 password, 0700 directories) and times as they were.
+    private static func copyFiles(_ names: [String], from source: URL, to destination: URL) throws {
+        let copy = Process()
+        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
+        copy.arguments = ["-a"] + names.map { source.appendingPathComponent($0).path } + [destination.path]
+        try copy.run()
+        copy.waitUntilExit()
+        guard copy.terminationStatus == 0 else {
+            throw BenchError("cp -a of \(names) from \(source.path) to \(destination.path) failed (exit \(copy.terminationStatus))")
         }
     }
 
@@ -167,7 +204,9 @@ struct EmulatorTarget: Target {
     }
 
     func list() throws -> Int {
-        try keychain.copyAll(.all(in: Names.group)).count
+        let items = try keychain.copyAll(.all(in: Names.group), returningData: true)
+        guard items.allSatisfy({ $0.data.count == Names.valueSize }) else { throw BenchError("listed an item without its data") }
+        return items.count
     }
 
     func wipe(count: Int) throws {

@@ -9,13 +9,55 @@ import SharedKeychain
 // one item, in a group of N; flat when the census of the group's shard index is kept.
 // `scale list group=N`: every item of the group, secrets included (`snapshot`, `item list`).
 // `scale fill group=N`: putting the N items in, one add each (`restore`, `cache import`).
-// Not in the CI smoke's filter; with BENCH_SMOKE=1 only the 10-item group runs, in seconds.
+// With BENCH_SMOKE=1 only the 10-item group runs, in seconds: the CI smoke's filter takes those.
+//
+// The five `first`/`list` benchmarks of a size need the same group, and 10,000 adds take minutes:
+// the first of them in a run fills it and keeps a copy of the keyring's files; the others start
+// their own daemon on a copy of that copy (see `scaleFixture`).
 
-/// A group of `count` items for the scale benchmarks; the store that filled it is dropped.
+/// A group of `count` items for the scale benchmarks, in this benchmark's own keyring.
+///
+/// The first benchmark of a size in a run (`swift package benchmark`, the parent of every
+/// benchmark process) fills the group through the emulator, one add each, and saves the keyring's
+/// files; later ones start a daemon on a copy of them, so each still changes only its own
+/// keyring. Every one then lists the group once in a new store, outside the measurement: that
+/// checks the keyring holds the `count` items, and on a copy the store confirms the group's index
+/// in the new daemon (a census), as a CLI command does after the keyring restarted.
 func scaleFixture(_ count: Int) throws -> Fixture {
-    let fixture = try filled(.persistent, count)
+    // A setup that throws gets no teardown: its daemons would outlive the run.
+    do { return try makeScaleFixture(count) } catch {
+        BenchKeyring.stop()
+        throw error
+    }
+}
+
+private func makeScaleFixture(_ count: Int) throws -> Fixture {
+    let runDirectory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("skbench-scale-\(getppid())")
+    let template = runDirectory.appendingPathComponent("group=\(count)")
+    if FileManager.default.fileExists(atPath: template.path) {
+        _ = try BenchKeyring.shared(copying: template)
+    } else {
+        removeTemplatesOfEndedRuns()
+        try FileManager.default.createDirectory(
+            at: runDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        _ = try filled(.persistent, count)
+        try BenchKeyring.saveItems(to: template)
+    }
+    let fixture = Fixture(try Backend.persistent.target())
+    let listed = try fixture.target.list()
+    guard listed == count else { throw BenchError("the scale fixture holds \(listed) items, expected \(count)") }
     fixture.next = count
     return fixture
+}
+
+/// Saved groups of earlier runs whose `swift package benchmark` has ended.
+private func removeTemplatesOfEndedRuns() {
+    let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+    for name in names where name.hasPrefix("skbench-scale-") {
+        guard let pid = Int32(name.dropFirst("skbench-scale-".count)), kill(pid, 0) != 0, errno == ESRCH else { continue }
+        try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+    }
 }
 
 func scaleBenchmarks() {
