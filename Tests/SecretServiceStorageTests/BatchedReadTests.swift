@@ -15,8 +15,14 @@ struct BatchedReadTests {
             let first = TestKeyring.uniqueGroup("batchA")
             let second = TestKeyring.uniqueGroup("batchB")
             // Interleaved creation dates, so the two groups' items mix in the answer.
-            let items = (0..<5).map { Fixture.item(first, "a\($0)", $0 % 2 == 0 ? "kept" : "other", at: Double(2 * $0)) }
-                + (0..<4).map { Fixture.item(second, "b\($0)", "kept", at: Double(2 * $0 + 1)) }
+            var items: [StoredItem] = []
+            for index in 0..<5 {
+                let service = index % 2 == 0 ? "kept" : "other"
+                items.append(Fixture.item(first, "a\(index)", service, at: Double(2 * index)))
+            }
+            for index in 0..<4 {
+                items.append(Fixture.item(second, "b\(index)", "kept", at: Double(2 * index + 1)))
+            }
             let writer = try IndexTrustTests.store()
             let memory = InMemoryStore()
             for item in items {
