@@ -72,6 +72,17 @@ public enum PrivateFile {
     /// An existing `url` that is not a regular file is refused and left untouched. The parent
     /// directory is created (0700) when missing.
     public static func write(_ data: Data, to url: URL) throws(Failure) {
+        try write(to: url) { append in try append(data) }
+    }
+
+    /// Writes to `url` what `produce` hands to its `append`, chunk by chunk, as
+    /// ``write(_:to:)`` writes one `Data`: a big output never has to be held whole. When
+    /// `produce` fails, nothing replaces `url` and the temporary file is removed.
+    ///
+    /// - Parameters:
+    ///   - url: the file to write.
+    ///   - produce: hands the contents, in order, to its `append`.
+    public static func write(to url: URL, producing produce: (_ append: (Data) throws -> Void) throws -> Void) throws(Failure) {
         try checkReplaceable(url)
         let directory = url.deletingLastPathComponent()
         try createDirectory(directory)
@@ -79,17 +90,14 @@ public enum PrivateFile {
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .system(path: url.path, reason: String(cString: strerror(errno))) }
         var failure: String?
-        data.withUnsafeBytes { bytes in
-            var written = 0
-            while written < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress.map { $0 + written }, bytes.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                written += count
+        do {
+            try produce { data in
+                if let reason = writeAll(data, to: descriptor) { throw Failure.system(path: url.path, reason: reason) }
             }
+        } catch let error as Failure {
+            if case .system(_, let reason) = error { failure = reason } else { failure = error.description }
+        } catch {
+            failure = "\(error)"
         }
         if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
         close(descriptor)
@@ -97,6 +105,22 @@ public enum PrivateFile {
         if let failure {
             unlink(temporary)
             throw .system(path: url.path, reason: failure)
+        }
+    }
+
+    /// Writes all of `data` to `descriptor`; the system's reason when it cannot.
+    private static func writeAll(_ data: Data, to descriptor: Int32) -> String? {
+        data.withUnsafeBytes { bytes in
+            var written = 0
+            while written < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress.map { $0 + written }, bytes.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                written += count
+            }
+            return nil
         }
     }
 

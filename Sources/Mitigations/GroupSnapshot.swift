@@ -96,11 +96,30 @@ public struct GroupSnapshot: Sendable, Hashable, Codable, CustomStringConvertibl
         // their creation order to the sub-second.
         encoder.dateEncodingStrategy = .deferredToDate
         encoder.dataEncodingStrategy = .base64
-        let data: Data
-        do { data = try encoder.encode(self) } catch { throw .unwritable(path: url.path, reason: "\(error)") }
+        // The document without its items, then the items one by one where its empty array
+        // stands: the same bytes as encoding it whole, without the whole in memory at once.
+        var frame = self
+        frame.items = []
+        let framed: Data
+        do { framed = try encoder.encode(frame) } catch { throw .unwritable(path: url.path, reason: "\(error)") }
+        guard let array = framed.firstRange(of: Data(Self.emptyItems.utf8)) else {
+            throw .unwritable(path: url.path, reason: "the encoder laid out the snapshot in an unexpected way")
+        }
         // Owner-only from the first byte, renamed over `url`; never through a device or symlink.
-        do { try PrivateFile.write(data, to: url) } catch { throw .unwritable(path: url.path, reason: error.description) }
+        do {
+            try PrivateFile.write(to: url) { append in
+                try append(framed[..<array.lowerBound] + Data(Self.itemsKey.utf8))
+                try PrettyJSONArray.write(items, depth: 1, encoder: encoder, to: append)
+                try append(framed[array.upperBound...])
+            }
+        } catch {
+            throw .unwritable(path: url.path, reason: error.description)
+        }
     }
+
+    /// The items member of an empty snapshot as the pretty encoder lays it out, and its key.
+    private static let itemsKey = "\"items\" : "
+    private static let emptyItems = itemsKey + "[\n\n  ]"
 
     /// Dates from 1970 to 9999, the same as `--now`.
     static let dates = Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 253_402_300_799)

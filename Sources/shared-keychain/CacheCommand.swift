@@ -37,18 +37,20 @@ struct CacheExportCommand: ReportingCommand {
     func execute() throws {
         let cache = try tokens.tokenCache(global, app: app)
         let result = try ProgressLine.whileReading("cache export") { try cache.exportCacheReporting(keyStyle: keyStyle) }
-        // A text file ends with a newline, on standard output and in a file alike.
-        let data = result.data + Data("\n".utf8)
+        // A text file ends with a newline, on standard output and in a file alike; written after
+        // the cache, not joined to a copy of it.
+        let newline = Data("\n".utf8)
         // Standard output is the cache itself; what was left out goes to standard error.
         if result.legacyItemsLeftOut > 0 {
             Output.standardError.write(
                 "left out \(result.legacyItemsLeftOut.counted("ADAL legacy item")) (MSOpenTech.ADAL.1): MSAL's JSON format has no place for them\n")
         }
         guard let output else {
-            Output.standardOutput.write(data)
+            Output.standardOutput.write(result.data)
+            Output.standardOutput.write(newline)
             return
         }
-        try Output.writeFile(data, to: output, option: "--output")
+        try Output.writeFile(chunks: [result.data, newline], to: output, option: "--output")
         Output.standardError.write("exported to \(output)\n")
     }
 }

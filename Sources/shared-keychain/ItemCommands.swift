@@ -339,7 +339,7 @@ struct ItemListCommand: ReportingCommand {
         let keychain = try app.keychain(global)
         let items = try ProgressLine.whileReading("item list") { try keychain.copyAll(selection.query, limit: limit.map { .count($0) } ?? .all) }
         if global.json {
-            Output.printJSON(items.map { ItemJSON($0, includeData: false) })
+            Output.printJSONArray(items.lazy.map { ItemJSON($0, includeData: false) })
             return
         }
         Output.standardOutput.write(ItemJSON.table(items))

@@ -114,9 +114,7 @@ enum Output {
 
     /// `value` as JSON with sorted keys; `pretty: false` for one line (NDJSON).
     static func json(_ value: some Encodable, pretty: Bool = true) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        let encoder = jsonEncoder(pretty: pretty)
         // Encoding our own plain value types cannot fail; fall back to an empty object if it did.
         guard let data = try? encoder.encode(value) else { return "{}" }
         return String(decoding: data, as: UTF8.self)
@@ -124,6 +122,22 @@ enum Output {
 
     static func printJSON(_ value: some Encodable) {
         standardOutput.write(json(value) + "\n")
+    }
+
+    /// The encoder of ``json(_:pretty:)``: sorted keys, ISO 8601 dates, slashes as they are.
+    static func jsonEncoder(pretty: Bool) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    /// Prints `elements` as ``printJSON(_:)`` prints an array of them, the same bytes, encoded
+    /// and written one element at a time: a listing of 10,000 items is never held whole.
+    static func printJSONArray<Elements: Sequence>(_ elements: Elements) where Elements.Element: Encodable {
+        // Encoding our own plain value types cannot fail, and standard output's writes do not throw.
+        try? PrettyJSONArray.write(elements, encoder: jsonEncoder(pretty: true), to: standardOutput.write)
+        standardOutput.write("\n")
     }
 
     /// Prints any report by one rule: its encoding with `--json`, else its text.
@@ -143,7 +157,17 @@ enum Output {
 
     /// Writes `data` to the output file `path` (0600, through a temporary file and a rename).
     static func writeFile(_ data: Data, to path: String, option: String) throws {
-        do { try PrivateFile.write(data, to: URL(fileURLWithPath: path)) } catch {
+        try writeFile(chunks: [data], to: path, option: option)
+    }
+
+    /// Writes `chunks` one after another to the output file `path`, as ``writeFile(_:to:option:)``
+    /// writes one `Data`: a big output is not copied to join them.
+    static func writeFile(chunks: [Data], to path: String, option: String) throws {
+        do {
+            try PrivateFile.write(to: URL(fileURLWithPath: path)) { append in
+                for chunk in chunks { try append(chunk) }
+            }
+        } catch {
             throw UsageFailure(message: "\(option): \(error.description)")
         }
     }

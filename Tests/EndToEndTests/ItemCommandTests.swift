@@ -100,4 +100,24 @@ struct ItemCommandTests {
         #expect(remove.output.contains("would delete"))
         #expect((try cli.run(["token", "accounts", "--json"] + mail).json() as? [[String: Any]])?.count == 1)
     }
+
+    /// `item list --json` writes item by item (issue 32: a 10,000-item listing is never held
+    /// whole), with the bytes of encoding the whole array, which `item get --all --attributes`
+    /// still prints: the same items, the same views.
+    @Test func listJSONIsTheWholeArraysEncoding() throws {
+        let cli = try CLI()
+        defer { cli.tearDown() }
+        let empty = try cli.run(["item", "list", "--json"] + app)
+        #expect(empty.status == 0, "\(empty.standardError)")
+        #expect(empty.output == "[\n\n]\n")
+        for (account, generic) in [("alice", "g/1"), ("bob", "line\nbreak")] {
+            let added = try cli.run(["item", "add", "--account", account, "--service", "rt", "--generic", generic, "--data", "s"] + app)
+            #expect(added.status == 0, "\(added.standardError)")
+        }
+        let listed = try cli.run(["item", "list", "--json"] + app)
+        let whole = try cli.run(["item", "get", "--all", "--attributes", "--json"] + app)
+        #expect(listed.status == 0 && whole.status == 0, "\(listed.standardError) \(whole.standardError)")
+        #expect(try listed.jsonArray().count == 2)
+        #expect(listed.output == whole.output)
+    }
 }

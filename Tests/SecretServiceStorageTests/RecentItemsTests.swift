@@ -72,4 +72,22 @@ struct RecentItemsTests {
             #expect(store.recent.entries([PrimaryKey(group: group, account: "x", service: "service")], in: group, at: store.locks.version(of: group) ?? 0, maxAge: 60) == nil)
         }
     }
+
+    @Test("items a store writes are kept up to the limit, as reads are: a restore of 10,000 items keeps at most 4,096")
+    func writesKeepTheLimit() throws {
+        let recent = RecentItems()
+        let group = "G.recentlimit"
+        var version: UInt32 = 2
+        var keys: [PrimaryKey] = []
+        for index in 0..<(RecentItems.itemLimit + 10) {
+            let item = Fixture.item(group, "a\(index)")
+            keys.append(item.primaryKey)
+            let entry = RecentItems.Entry(path: "/org/freedesktop/secrets/collection/c/\(index)", envelope: ItemEnvelope(item: item, sequence: UInt64(index)))
+            recent.advance(group, from: version, to: version + 2, changes: [item.primaryKey: entry])
+            version += 2
+        }
+        // The newest write is kept; the group started afresh once, so the oldest are gone.
+        #expect(recent.entries([try #require(keys.last)], in: group, at: version, maxAge: 60)?.count == 1)
+        #expect(recent.entries([keys[0]], in: group, at: version, maxAge: 60) == nil)
+    }
 }

@@ -231,6 +231,19 @@ struct InteropTests {
             #expect(try target.cacheItems().isEmpty)
         }
     }
+
+    @Test("an export encoded a section at a time holds the bytes of encoding the whole cache, empty sections included", arguments: Backend.memoryAndKeyring)
+    func exportSectionsAreTheWholeEncoding(_ backend: Backend) throws {
+        let (suite, _, _) = try Self.populated(backend)
+        let exported = try suite.mail.exportCache()
+        let object = try #require(CacheJSON.object(from: exported))
+        #expect(object["AppMetadata"] != nil)
+        #expect(exported == CacheJSON.encode(.object(object), pretty: true))
+        let empty = try Suite(backend).mail.exportCache()
+        let emptyObject = try #require(CacheJSON.object(from: empty))
+        #expect(emptyObject.values.allSatisfy { $0.objectValue?.isEmpty == true })
+        #expect(empty == CacheJSON.encode(.object(emptyObject), pretty: true))
+    }
 }
 
 extension JSONValue {

@@ -108,26 +108,40 @@ final class SecretServiceClient: Sendable {
     /// `secret_service_decode_dbus_secret`: libsecret 0.20.5's own GetSecrets wrappers
     /// (`secret_service_get_secret(s)_for_dbus_path(s)_sync`) leak about 1.6 KB per call.
     func secrets(_ service: ServiceHandle, paths: [String]) throws(GLibFailure) -> [String: Data] {
+        var result: [String: Data] = [:]
+        result.reserveCapacity(paths.count)
+        try inBatches(paths) { (batch) throws(GLibFailure) in
+            result.merge(try secretsInOneCall(service, paths: batch)) { _, new in new }
+        }
+        return result
+    }
+
+    /// Hands `paths` to `body` in the batches ``secrets(_:paths:)`` reads them in: all at once
+    /// up to ``firstBatch``; more in batches paced to the daemon, each with a call's whole
+    /// limit, telling ``ReadProgress/observer`` after each. A reader that reads each batch's
+    /// secrets (``secretsInOneCall(_:paths:)``) and lets them go before the next holds one
+    /// batch of secrets at a time, not the whole group's.
+    func inBatches<Failure: Error>(_ paths: [String], _ body: (_ batch: [String]) throws(Failure) -> Void) throws(Failure) {
         var batch = min(secretsBatch, Self.firstBatch)
-        guard paths.count > batch else { return try secretsInOneCall(service, paths: paths) }
+        guard paths.count > batch else {
+            try body(paths)
+            return
+        }
         // Many items: in batches sized to take about a quarter of a call's limit at the pace the
         // daemon kept so far, each with a call's whole limit (the operation's deadline moves with
         // them), so a large group is read at the daemon's pace rather than timed out. The pace
         // is the daemon's: gnome-keyring finds each item by walking all it holds, so a batch of
         // 1,000 takes 7 s when it holds 10,000 items, and 0.2 s when it holds 100.
-        var result: [String: Data] = [:]
-        result.reserveCapacity(paths.count)
         var start = 0
         while start < paths.count {
             let end = min(start + batch, paths.count)
             CallDeadline.renew(seconds: timeout)
             let began = ContinuousClock.now
-            result.merge(try secretsInOneCall(service, paths: Array(paths[start..<end]))) { _, new in new }
+            try body(Array(paths[start..<end]))
             batch = Self.nextBatch(after: end - start, took: began.duration(to: .now), limit: timeout, most: secretsBatch)
             start = end
             ReadProgress.note(read: start, of: paths.count)
         }
-        return result
     }
 
     /// The most secrets one `GetSecrets` asks for, however fast the daemon answers.
@@ -144,7 +158,9 @@ final class SecretServiceClient: Sendable {
         return min(most, max(10, Int(fits)))
     }
 
-    private func secretsInOneCall(_ service: ServiceHandle, paths: [String]) throws(GLibFailure) -> [String: Data] {
+    /// The secrets of `paths` in ONE `GetSecrets`; paths missing from the answer are missing
+    /// from the result.
+    func secretsInOneCall(_ service: ServiceHandle, paths: [String]) throws(GLibFailure) -> [String: Data] {
         guard !paths.isEmpty else { return [:] }
         guard let session = secret_service_get_session_dbus_path(service.service) else {
             throw GLibFailure(call: "GetSecrets", message: "no session with the Secret Service", kind: .staleSession)

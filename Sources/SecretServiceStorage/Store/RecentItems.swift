@@ -69,6 +69,9 @@ final class RecentItems: Sendable {
         groups.withLock { groups in
             if groups[group]?.version != start { groups[group] = Group(version: end) }
             groups[group]?.version = end
+            // Within the limit, as what is read: a restore of 10,000 items, one hold each, once
+            // kept every item it wrote, data included.
+            if let count = groups[group]?.entries.count, count + changes.count > Self.itemLimit { groups[group]?.entries.removeAll() }
             for (key, entry) in changes { groups[group]?.entries[key] = entry }
         }
     }

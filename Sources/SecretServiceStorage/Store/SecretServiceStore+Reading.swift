@@ -79,67 +79,62 @@ extension SecretServiceStore {
         }
         let allPaths = pathsByGroup.flatMap { $0 }
         guard !allPaths.isEmpty else { return [] }
-        var secrets = try readSecrets(allPaths, service)
-        // gnome-keyring leaves out the secrets of locked items: a path missing from the answer
-        // sits in a locked collection, or was deleted meanwhile (skipped below), or its
-        // collection was locked then and is unlocked now (another store unlocked it on its own
-        // read): read those once more, so that an item still there is never taken as deleted.
-        let missing = allPaths.filter { secrets[$0] == nil }
-        if !missing.isEmpty {
-            let collections = Set(missing.map(CollectionDirectory.collection(ofItem:)))
-            let locked = try collections.sorted().filter { try isLocked($0, service) }
-            if !locked.isEmpty { try handleLocked(locked, service) }
-            secrets.merge(try readSecrets(missing, service)) { first, _ in first }
-        }
-        directory.noteUnlocked(Set(secrets.keys.map(CollectionDirectory.collection(ofItem:))), epoch: service.owner)
-        let decoder = JSONDecoder()
         // What the attribute search held every item found to: a record that contradicts it is
         // damaged. An empty service is no search term (``ItemAttributes/matching(_:in:)``).
         var searched = query
         if query.service == "" { searched.service = nil }
-        var result: [Fetched] = []
-        result.reserveCapacity(allPaths.count)
-        // Whether the daemon was checked this fetch: once is enough for every plain secret.
-        var daemonChecked = false
-        for (group, paths) in zip(groups, pathsByGroup) {
-            var records: [Fetched] = []
-            records.reserveCapacity(paths.count)
-            for path in paths {
-                guard let bytes = secrets[path] else { continue }
-                let envelope: ItemEnvelope
-                var isExternal = false
-                if ItemEnvelope.isEnvelope(bytes) {
-                    do {
-                        envelope = try ItemEnvelope.decode(bytes, using: decoder)
-                    } catch {
-                        // Garbage from a session the restarted daemon gave to someone else, or a
-                        // damaged item: only the first is worth a reconnect.
-                        try ensureSameDaemon(service)
-                        throw StorageError.corruptItem(location: path, reason: error.reason)
+        var decoding = RecordDecoding(query: query, searched: searched)
+        // Each batch of secrets is decoded as it comes and let go: a read of 10,000 items once
+        // held every raw secret and every decoded record at the same time.
+        var records = [[Fetched]](repeating: [], count: groups.count)
+        // Where each group's paths end in `allPaths`.
+        let ends = pathsByGroup.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1.count) }
+        var position = 0
+        var groupIndex = 0
+        // Collections whose items answered (unlocked), and the items left out of an answer.
+        var answered = Set<String>()
+        var leftOut: [(path: String, group: Int)] = []
+        try readingSecrets(of: allPaths, service) {
+            try client.inBatches(allPaths) { batch in
+                let secrets = try client.secretsInOneCall(service, paths: batch)
+                for path in batch {
+                    while position >= ends[groupIndex] { groupIndex += 1 }
+                    position += 1
+                    guard let bytes = secrets[path] else {
+                        leftOut.append((path, groupIndex))
+                        continue
                     }
-                } else {
-                    // No envelope: another client wrote it with our attributes (or the daemon
-                    // restarted and this is garbage from someone else's session: checked first,
-                    // once for the whole fetch).
-                    if !daemonChecked {
-                        try ensureSameDaemon(service)
-                        daemonChecked = true
+                    answered.insert(CollectionDirectory.collection(ofItem: path))
+                    if let record = try decoding.record(at: path, bytes, group: groups[groupIndex], self, service) {
+                        records[groupIndex].append(record)
                     }
-                    guard let external = try externalItem(at: path, secret: bytes, service) else { continue }
-                    envelope = external
-                    isExternal = true
                 }
-                guard envelope.item.group == group, searched.matchesSearchable(envelope.item) else {
-                    throw StorageError.corruptItem(
-                        location: path, reason: "its attributes do not match the record in its secret")
-                }
-                // What was not searched for (the empty service) is matched here, like the filters.
-                guard query.matchesSearchable(envelope.item), query.filters.matches(envelope.item) else { continue }
-                records.append(Fetched(path: path, envelope: envelope, isExternal: isExternal))
             }
-            records.sort { ($0.envelope.sequence, $0.path) < ($1.envelope.sequence, $1.path) }
-            result += records
         }
+        // gnome-keyring leaves out the secrets of locked items: a path missing from the answer
+        // sits in a locked collection, or was deleted meanwhile (skipped), or its collection
+        // was locked then and is unlocked now (another store unlocked it on its own read): read
+        // those once more, so that an item still there is never taken as deleted.
+        if !leftOut.isEmpty {
+            let collections = Set(leftOut.map { CollectionDirectory.collection(ofItem: $0.path) })
+            let locked = try collections.sorted().filter { try isLocked($0, service) }
+            if !locked.isEmpty { try handleLocked(locked, service) }
+            let paths = leftOut.map(\.path)
+            let secrets = try readingSecrets(of: paths, service) { try client.secrets(service, paths: paths) }
+            for (path, index) in leftOut {
+                guard let bytes = secrets[path] else { continue }
+                answered.insert(CollectionDirectory.collection(ofItem: path))
+                if let record = try decoding.record(at: path, bytes, group: groups[index], self, service) {
+                    records[index].append(record)
+                }
+            }
+        }
+        directory.noteUnlocked(answered, epoch: service.owner)
+        for index in records.indices {
+            records[index].sort { ($0.envelope.sequence, $0.path) < ($1.envelope.sequence, $1.path) }
+        }
+        // One group (the usual read) is its records as they are, not a copy of them.
+        var result = records.count == 1 ? records.removeLast() : records.flatMap { $0 }
         if groups.count > 1 {
             result.sort { $0.envelope.item.creationDate < $1.envelope.item.creationDate }
         }
@@ -147,16 +142,62 @@ extension SecretServiceStore {
         return result
     }
 
-    /// The secrets of `paths` (those gnome-keyring leaves out are missing), for ``fetch``.
-    private func readSecrets(_ paths: [String], _ service: ServiceHandle) throws -> [String: Data] {
+    /// Runs `read` (GetSecrets of `paths`), mapping its failures for ``fetch(_:writing:_:)``.
+    private func readingSecrets<T>(of paths: [String], _ service: ServiceHandle, _ read: () throws -> T) throws -> T {
         do {
-            return try client.secrets(service, paths: paths)
-        } catch {
+            return try read()
+        } catch let error as GLibFailure {
             // Deleted between the search and GetSecrets: search again.
             if error.kind == .noSuchObject { throw RetryOperation() }
             // Locked: a search of one collection does not tell locked items apart.
             if error.kind == .locked, let path = paths.first { try handleLocked(CollectionDirectory.collection(ofItem: path), service) }
             throw error
+        }
+    }
+
+    /// How ``fetch(_:writing:_:)`` turns each secret into a record, batch by batch.
+    struct RecordDecoding {
+        let query: ItemQuery
+        /// The query as the attribute search ran it.
+        let searched: ItemQuery
+        let decoder = JSONDecoder()
+        /// Whether the daemon was checked this fetch: once is enough for every plain secret.
+        var daemonChecked = false
+
+        /// The record of the item at `path` of `group` holding `bytes`; nil when it is not a
+        /// match (or, another client's, is gone).
+        mutating func record(
+            at path: String, _ bytes: Data, group: String, _ store: SecretServiceStore, _ service: ServiceHandle
+        ) throws -> Fetched? {
+            let envelope: ItemEnvelope
+            var isExternal = false
+            if ItemEnvelope.isEnvelope(bytes) {
+                do {
+                    envelope = try ItemEnvelope.decode(bytes, using: decoder)
+                } catch {
+                    // Garbage from a session the restarted daemon gave to someone else, or a
+                    // damaged item: only the first is worth a reconnect.
+                    try store.ensureSameDaemon(service)
+                    throw StorageError.corruptItem(location: path, reason: error.reason)
+                }
+            } else {
+                // No envelope: another client wrote it with our attributes (or the daemon
+                // restarted and this is garbage from someone else's session: checked first,
+                // once for the whole fetch).
+                if !daemonChecked {
+                    try store.ensureSameDaemon(service)
+                    daemonChecked = true
+                }
+                guard let external = try store.externalItem(at: path, secret: bytes, service) else { return nil }
+                envelope = external
+                isExternal = true
+            }
+            guard envelope.item.group == group, searched.matchesSearchable(envelope.item) else {
+                throw StorageError.corruptItem(location: path, reason: "its attributes do not match the record in its secret")
+            }
+            // What was not searched for (the empty service) is matched here, like the filters.
+            guard query.matchesSearchable(envelope.item), query.filters.matches(envelope.item) else { return nil }
+            return Fetched(path: path, envelope: envelope, isExternal: isExternal)
         }
     }
 

@@ -23,8 +23,10 @@ extension TokenCache {
     /// are left out, and the result says so.
     public func exportCacheReporting(keyStyle: CacheKeyStyle = .msalPython) throws(TokenCacheError) -> CacheExportResult {
         let items = try keychainCache.items(matching: keychainCache.groupQuery)
+        // Counted first, so the items can go once decoded rather than live through the encoding.
+        let legacy = items.filter(LegacyTokenCacheKey.isLegacy).count
         let data = try CacheExport(keychainCache.decoded(items), style: keyStyle).data
-        return CacheExportResult(data: data, legacyItemsLeftOut: items.filter(LegacyTokenCacheKey.isLegacy).count)
+        return CacheExportResult(data: data, legacyItemsLeftOut: legacy)
     }
 
     /// Writes a serialized cache (MSAL Python's, .NET's, Java's or ``exportCache(keyStyle:)``'s)
@@ -184,9 +186,19 @@ struct CacheExport {
         sections[section, default: [:]][key] = .object(object)
     }
 
-    /// Pretty-printed UTF-8 JSON with sorted keys: equal caches give equal bytes.
+    /// Pretty-printed UTF-8 JSON with sorted keys: equal caches give equal bytes. Encoded a
+    /// section at a time, the bytes of encoding the whole: the encoder's tree of every value of
+    /// a 10,000-item cache at once cost several times the output.
     var data: Data {
-        let root = Dictionary(uniqueKeysWithValues: sections.map { ($0.key.rawValue, JSONValue.object($0.value)) })
-        return CacheJSON.encode(.object(root), pretty: true)
+        var output = Data("{\n".utf8)
+        // The section names are plain ASCII words: this is the encoder's sorted order.
+        let names = CacheSection.allCases.sorted { $0.rawValue < $1.rawValue }
+        for (index, section) in names.enumerated() {
+            output.append(contentsOf: Array("  \"\(section.rawValue)\" : ".utf8))
+            PrettyJSONArray.appendNested(CacheJSON.encode(.object(sections[section] ?? [:]), pretty: true), depth: 1, to: &output)
+            output.append(contentsOf: Array((index < names.count - 1 ? ",\n" : "\n").utf8))
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
     }
 }
