@@ -19,10 +19,11 @@ import sys
 import time
 
 import gi  # noqa: F401  (Debian's python3-gi, for the raw daemon calls)
-from gi.repository import Gio, GLib
+from gi.repository import GLib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "interop"))
 import raw_floor  # noqa: E402  (gnome-keyring's CreateItem rate, as compare-peers.sh measures it)
+from secret_bus import ROOT, SecretBus  # noqa: E402
 
 bin_path, state, work = sys.argv[1:4]
 sizes = [int(s) for s in os.environ.get("SIZES", "10 10000").split()]
@@ -124,17 +125,12 @@ def msal_cache_file(size):
 
 
 # Raw daemon calls, on the same bus.
-bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-SERVICE, ROOT = "org.freedesktop.secrets", "/org/freedesktop/secrets"
+daemon = SecretBus(timeout_ms=600_000)
+session = daemon.session
 
 
 def call(path, interface, method, arguments, reply):
-    return bus.call_sync(SERVICE, path, interface, method, arguments, GLib.VariantType(reply),
-                         Gio.DBusCallFlags.NONE, 600_000, None).unpack()
-
-
-session = call(ROOT, "org.freedesktop.Secret.Service", "OpenSession",
-               GLib.Variant("(sv)", ("plain", GLib.Variant("s", ""))), "(vo)")[1]
+    return daemon.call(path, interface, method, arguments, reply).unpack()
 
 
 def raw_create_rate(creates, shard=32):

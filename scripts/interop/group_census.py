@@ -11,18 +11,17 @@ import json
 import struct
 import sys
 
-from gi.repository import Gio, GLib
+from gi.repository import GLib
+
+from secret_bus import ROOT, SERVICE_INTERFACE, SecretBus
 
 
 def census(group, batch=500):
-    bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-    service, root = "org.freedesktop.secrets", "/org/freedesktop/secrets"
+    daemon = SecretBus()
+    session = daemon.session
 
     def call(method, arguments, reply):
-        return bus.call_sync(service, root, "org.freedesktop.Secret.Service", method, arguments,
-                             GLib.VariantType(reply) if reply else None, Gio.DBusCallFlags.NONE, 120_000, None)
-
-    session = call("OpenSession", GLib.Variant("(sv)", ("plain", GLib.Variant("s", ""))), "(vo)").unpack()[1]
+        return daemon.call(ROOT, SERVICE_INTERFACE, method, arguments, reply)
     unlocked, locked = call("SearchItems", GLib.Variant("(a{ss})", ({"access-group": group},)), "(aoao)").unpack()
     kinds, metadata = {}, []
     for start in range(0, len(unlocked), batch):

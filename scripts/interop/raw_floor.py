@@ -9,19 +9,17 @@ and scripts/scale.py, on the session bus DBUS_SESSION_BUS_ADDRESS names.
 import os
 import time
 
-from gi.repository import Gio, GLib
+from gi.repository import GLib
+
+from secret_bus import ROOT, SecretBus
 
 
 def floor(creates, shard, secret_size=1500):
-    bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-    service, root = "org.freedesktop.secrets", "/org/freedesktop/secrets"
+    daemon = SecretBus(timeout_ms=60_000)
+    session = daemon.session
 
-    def call(path, interface, method, arguments, reply):
-        return bus.call_sync(service, path, interface, method, arguments, GLib.VariantType(reply),
-                             Gio.DBusCallFlags.NONE, 60_000, None).unpack()
-
-    session = call(root, "org.freedesktop.Secret.Service", "OpenSession",
-                   GLib.Variant("(sv)", ("plain", GLib.Variant("s", ""))), "(vo)")[1]
+    def call(path, interface, method, arguments, reply=None):
+        return daemon.call(path, interface, method, arguments, reply).unpack()
     run_id = "%d-%d" % (os.getpid(), int(time.time()))
     secret = b"x" * secret_size
     timings = []
@@ -31,7 +29,7 @@ def floor(creates, shard, secret_size=1500):
         while len(timings) < creates:
             label = "sharedkeychain-floor-%s-%d" % (run_id, len(collections))
             master = (session, b"", b"floor", "text/plain")
-            collection = call(root, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", "CreateWithMasterPassword",
+            collection = call(ROOT, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", "CreateWithMasterPassword",
                               GLib.Variant("(a{sv}(oayays))", ({"org.freedesktop.Secret.Collection.Label": GLib.Variant("s", label)},
                                                                 master)), "(o)")[0]
             collections.append(collection)

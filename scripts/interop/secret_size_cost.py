@@ -9,23 +9,18 @@ one Service.GetSecrets, with plain D-Bus calls in a collection of its own, delet
 import sys
 import time
 
-from gi.repository import Gio, GLib
+from gi.repository import GLib
 
-SERVICE, ROOT = "org.freedesktop.secrets", "/org/freedesktop/secrets"
+from secret_bus import ROOT, SecretBus
 
 
 def main(sizes):
-    bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-
-    def call(path, interface, method, arguments, reply=None):
-        return bus.call_sync(SERVICE, path, interface, method, arguments, GLib.VariantType(reply) if reply else None,
-                             Gio.DBusCallFlags.NONE, 120_000, None)
+    daemon = SecretBus()
+    call, session = daemon.call, daemon.session
 
     def byte_array(data):  # without a Python list of ints in between (seconds for a megabyte)
         return GLib.Variant.new_from_bytes(GLib.VariantType("ay"), GLib.Bytes.new(data), True)
 
-    session = call(ROOT, "org.freedesktop.Secret.Service", "OpenSession",
-                   GLib.Variant("(sv)", ("plain", GLib.Variant("s", ""))), "(vo)").unpack()[1]
     master = GLib.Variant("(a{sv}(oayays))", ({"org.freedesktop.Secret.Collection.Label": GLib.Variant("s", "secret-size-cost")},
                                               (session, b"", b"x", "text/plain")))
     collection = call(ROOT, "org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface", "CreateWithMasterPassword",
