@@ -38,15 +38,22 @@ struct TokenSignInCommand: ReportingCommand {
     var scopes: [String] = TokenCache.defaultScopes
 
     @Option(help: ArgumentHelp(
-        "Sign in this many users, --user with {n} replaced by 0, 1, 2...: what that many sign-ins leave in the group, written fast (the client's account metadata, which each sign-in rewrites whole, written once with every entry). For a load test's prefill; prints the number signed in, no tokens.",
+        "Sign in this many users (at most 1,000,000), --user with {n} replaced by 0, 1, 2...: what that many sign-ins leave in the group, written fast (the client's account metadata, which each sign-in rewrites whole, written once with every entry). For a load test's prefill; prints the number signed in, no tokens.",
         valueName: "n"))
     var count: Int?
 
     @OptionGroup(title: "Keyring and output") var global: GlobalOptions
 
+    /// The most users one `--count` signs in (a load test's prefill is 10,000).
+    static let mostUsers = 1_000_000
+
     func checkInputs() throws {
         guard let count else { return }
         guard count > 0 else { throw UsageFailure(message: "--count takes a positive number; got \(count)") }
+        // The usernames are made up front: a count past any prefill would take the process down.
+        guard count <= Self.mostUsers else {
+            throw UsageFailure(message: "--count signs in at most \(Self.mostUsers) users at once; got \(count)")
+        }
         guard user.contains("{n}") else { throw UsageFailure(message: "--count needs {n} in --user, e.g. --user 'user{n}@contoso.com'") }
     }
 

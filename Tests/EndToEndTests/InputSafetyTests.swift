@@ -25,6 +25,16 @@ struct InputSafetyTests {
         try cli.run(["item", "get", "--account", account] + mail).output
     }
 
+    @Test("token signin --count beyond what a prefill can hold is errSecParam, not a crash, and signs nobody in")
+    func hugeSignInCount() throws {
+        defer { cli.tearDown() }
+        let client = ["--client-id", "10ad7e57-0000-4000-8000-00000000a001"]
+        let huge = try cli.run(["token", "signin", "--user", "x{n}@contoso.com", "--count", "99999999999"] + client + mail)
+        #expect(huge.status == 10, "\(huge.standardError)")
+        #expect(huge.standardError.contains("--count"))
+        #expect(try cli.run(["token", "accounts", "--json"] + client + mail).output.contains("x0@contoso.com") == false)
+    }
+
     // MARK: Data sources
 
     @Test("item update without a data source changes nothing and is errSecParam")
