@@ -73,21 +73,40 @@ struct RecentItemsTests {
         }
     }
 
-    @Test("items a store writes are kept up to the limit, as reads are: a restore of 10,000 items keeps at most 4,096")
-    func writesKeepTheLimit() throws {
+    @Test("of the items a store adds only the newest 64 are kept (a restore of 2,000 items kept every one); what it reads or updates up to 4,096")
+    func addsKeepOnlyTheNewest() throws {
         let recent = RecentItems()
         let group = "G.recentlimit"
         var version: UInt32 = 2
+        func entry(_ item: StoredItem, _ index: Int, added: Bool) -> RecentItems.Entry {
+            RecentItems.Entry(
+                path: "/org/freedesktop/secrets/collection/c/\(index)", envelope: ItemEnvelope(item: item, sequence: UInt64(index)), added: added)
+        }
+        func kept(_ key: PrimaryKey) -> Bool { recent.entries([key], in: group, at: version, maxAge: 60)?.count == 1 }
+        // One item read, one added and then updated: neither is an add any more once changed.
+        let read = Fixture.item(group, "read")
+        recent.remember([(read.primaryKey, entry(read, 0, added: false))], in: group, at: version)
+        let updated = Fixture.item(group, "updated")
+        recent.advance(group, from: version, to: version + 2, changes: [updated.primaryKey: entry(updated, 1, added: true)])
+        version += 2
+        recent.advance(group, from: version, to: version + 2, changes: [updated.primaryKey: entry(updated, 1, added: false)])
+        version += 2
         var keys: [PrimaryKey] = []
-        for index in 0..<(RecentItems.itemLimit + 10) {
+        for index in 0..<2_000 {
             let item = Fixture.item(group, "a\(index)")
             keys.append(item.primaryKey)
-            let entry = RecentItems.Entry(path: "/org/freedesktop/secrets/collection/c/\(index)", envelope: ItemEnvelope(item: item, sequence: UInt64(index)))
-            recent.advance(group, from: version, to: version + 2, changes: [item.primaryKey: entry])
+            recent.advance(group, from: version, to: version + 2, changes: [item.primaryKey: entry(item, index + 2, added: true)])
             version += 2
         }
-        // The newest write is kept; the group started afresh once, so the oldest are gone.
-        #expect(recent.entries([try #require(keys.last)], in: group, at: version, maxAge: 60)?.count == 1)
-        #expect(recent.entries([keys[0]], in: group, at: version, maxAge: 60) == nil)
+        #expect(keys.suffix(RecentItems.addedLimit).allSatisfy(kept))
+        #expect(keys.dropLast(RecentItems.addedLimit).filter(kept).isEmpty)
+        #expect(kept(read.primaryKey) && kept(updated.primaryKey))
+        // Reads past the item limit start the group afresh: at most 4,096 kept.
+        let many = (0..<(RecentItems.itemLimit + 10)).map { Fixture.item(group, "r\($0)") }
+        for (index, item) in many.enumerated() {
+            recent.remember([(item.primaryKey, entry(item, index, added: false))], in: group, at: version)
+        }
+        #expect(many.suffix(10).map(\.primaryKey).allSatisfy(kept))
+        #expect(!kept(many[0].primaryKey))
     }
 }

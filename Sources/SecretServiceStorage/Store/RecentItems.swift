@@ -20,18 +20,39 @@ final class RecentItems: Sendable {
     struct Entry: Sendable {
         let path: String
         let envelope: ItemEnvelope
+        /// Whether this store added the item (rather than read or updated it).
+        var added = false
         var seen = ContinuousClock.now
     }
 
     private struct Group {
         var version: UInt32
         var entries: [PrimaryKey: Entry] = [:]
+        /// The keys of the kept items this store added, oldest first.
+        var added: [PrimaryKey] = []
+
+        /// Keeps `entry` at `key`; of the items this store added, only the newest
+        /// ``RecentItems/addedLimit``.
+        mutating func keep(_ entry: Entry?, at key: PrimaryKey) {
+            entries[key] = entry
+            guard entry?.added == true else { return }
+            added.append(key)
+            guard added.count > RecentItems.addedLimit else { return }
+            let oldest = added.removeFirst()
+            // Read or updated since it was added (or added again, later in the list): kept.
+            if oldest != key, entries[oldest]?.added == true, !added.contains(oldest) { entries[oldest] = nil }
+        }
     }
 
     /// Groups kept at most; past it, one is dropped.
     static let groupLimit = 64
     /// Items kept per group at most; past it, the group starts afresh.
     static let itemLimit = 4_096
+    /// Items this store added kept per group at most, the newest: MSAL's sign-in rereads the
+    /// items it reads and updates (the account and app metadata), while a `restore` or a
+    /// `cache import` adds thousands of items it never reads back (a restore of 2,000 items
+    /// kept every one, 4 MB, half its heap).
+    static let addedLimit = 64
 
     private let groups = Mutex<[String: Group]>([:])
 
@@ -57,8 +78,8 @@ final class RecentItems: Sendable {
             if groups[group] == nil, groups.count >= Self.groupLimit, let dropped = groups.keys.first { groups[dropped] = nil }
             // Changed in place: a copy would copy every entry kept.
             if groups[group]?.version != version { groups[group] = Group(version: version) }
-            if let count = groups[group]?.entries.count, count + seen.count > Self.itemLimit { groups[group]?.entries.removeAll() }
-            for (key, entry) in seen { groups[group]?.entries[key] = entry }
+            if let count = groups[group]?.entries.count, count + seen.count > Self.itemLimit { groups[group] = Group(version: version) }
+            for (key, entry) in seen { groups[group]?.keep(entry, at: key) }
         }
     }
 
@@ -71,8 +92,8 @@ final class RecentItems: Sendable {
             groups[group]?.version = end
             // Within the limit, as what is read: a restore of 10,000 items, one hold each, once
             // kept every item it wrote, data included.
-            if let count = groups[group]?.entries.count, count + changes.count > Self.itemLimit { groups[group]?.entries.removeAll() }
-            for (key, entry) in changes { groups[group]?.entries[key] = entry }
+            if let count = groups[group]?.entries.count, count + changes.count > Self.itemLimit { groups[group] = Group(version: end) }
+            for (key, entry) in changes { groups[group]?.keep(entry, at: key) }
         }
     }
 

@@ -91,10 +91,11 @@ extension SecretServiceStore {
     }
 
     /// Notes where the item `envelope` holds now sits: for this store's reads of its key (the
-    /// path) and, under a hold, for what the store keeps once the hold ends.
-    func noteWritten(_ envelope: ItemEnvelope, at path: String) {
+    /// path) and, under a hold, for what the store keeps once the hold ends (`added`: the store
+    /// added it, ``RecentItems/addedLimit``).
+    func noteWritten(_ envelope: ItemEnvelope, at path: String, added: Bool = false) {
         directory.rememberItems([(envelope.item.primaryKey, path)])
-        Self.currentHold?.note(envelope.item.primaryKey, RecentItems.Entry(path: path, envelope: envelope))
+        Self.currentHold?.note(envelope.item.primaryKey, RecentItems.Entry(path: path, envelope: envelope, added: added))
     }
 
     /// Notes that the item at `key` is gone.

@@ -98,7 +98,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
                     try indexes.append([.place(ShardIndex.Key(item.primaryKey), shard: shard)], to: item.group)
                 }
                 let collection = try writableCollection(for: item.group, shard: shard, service)
-                noteWritten(envelope, at: try create(envelope, in: collection, replace: false, service))
+                noteWritten(envelope, at: try create(envelope, in: collection, replace: false, service), added: true)
             }
         }
     }
