@@ -48,7 +48,9 @@ final class SecretServiceClient: Sendable {
         let context = g_main_context_default()
         guard g_main_context_acquire(context) != 0 else { return }
         defer { g_main_context_release(context) }
-        while g_main_context_iteration(context, 0) != 0 {}
+        // Bounded: a source that is always ready (a host's idle callback) must not hold the caller.
+        var rounds = 0
+        while rounds < 1_000, g_main_context_iteration(context, 0) != 0 { rounds += 1 }
     }
 
     /// The connected service, connecting on first use.
