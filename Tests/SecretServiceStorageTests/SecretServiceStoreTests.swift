@@ -1,4 +1,3 @@
-import CLibsecret
 import Foundation
 import KeychainStorage
 import KeychainTestSupport
@@ -206,21 +205,6 @@ struct SecretServiceStoreTests {
             #expect(try raw.search(group: group) == [Data("two".utf8)])
             #expect(try raw.clear(group: group))
             #expect(try raw.search(group: group).isEmpty)
-        }
-    }
-
-    @Test("no daemon signal stays queued on the default main context after an operation (each new shard left its Collections list there for good)")
-    func noSignalStaysQueued() throws {
-        // Exclusive: another test's collections would send signals at any moment.
-        try TestKeyring.withExclusiveAccess { _ in
-            let store = try TestKeyring.unguardedStore(.collectionPerGroup) { $0.shardCapacity = 1 }
-            let group = TestKeyring.uniqueGroup("signals")
-            defer { _ = try? store.delete(matching: Fixture.all(group)) }
-            // Three shards, three collections made: CollectionCreated and PropertiesChanged each.
-            for account in ["a", "b", "c"] { try store.add(Fixture.item(group, account)) }
-            // One more round trip: the daemon sends PropertiesChanged from an idle after its reply.
-            #expect(try store.items(matching: Fixture.all(group), limit: nil).count == 3)
-            #expect(g_main_context_pending(g_main_context_default()) == 0)
         }
     }
 }

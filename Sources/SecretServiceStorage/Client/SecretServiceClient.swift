@@ -34,25 +34,6 @@ final class SecretServiceClient: Sendable {
 
     // MARK: Connection
 
-    /// Dispatches what waits on the process's default GLib main context: the daemon's signals to
-    /// libsecret's `SecretService`. That object is a GDBusProxy, which subscribes to the service
-    /// object's signals on the main context of the thread that made it, the default one, and
-    /// nothing runs that context in a CLI process or a load worker. gnome-keyring sends
-    /// `CollectionCreated` and a `PropertiesChanged` with the path of every collection it holds
-    /// each time a collection is made, so each shard a process created kept a message of its
-    /// size queued for good: a restore of 2,000 items held 3.5 MB of them, a third of its heap.
-    /// Dispatched, they only refresh the proxy's cached properties (libsecret loads no
-    /// collections for us) and are let go. Skipped while another thread owns the context: a host
-    /// application's main loop then dispatches them itself.
-    static func dispatchQueuedSignals() {
-        let context = g_main_context_default()
-        guard g_main_context_acquire(context) != 0 else { return }
-        defer { g_main_context_release(context) }
-        // Bounded: a source that is always ready (a host's idle callback) must not hold the caller.
-        var rounds = 0
-        while rounds < 1_000, g_main_context_iteration(context, 0) != 0 { rounds += 1 }
-    }
-
     /// The connected service, connecting on first use.
     func current() throws(GLibFailure) -> ServiceHandle {
         if let existing = handle.withLock({ $0 }) { return existing }

@@ -258,8 +258,7 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// restarted or vanished, re-runs after an unlock, and maps every failure to a StorageError.
     /// The whole operation, retries included, gets ``Configuration/timeout``.
     func perform<T>(_ operation: String, _ body: (ServiceHandle) throws -> T) throws(StorageError) -> T {
-        defer { SecretServiceClient.dispatchQueuedSignals() }
-        return try CallDeadline.operation(seconds: configuration.timeout) { () throws(StorageError) -> T in
+        try CallDeadline.operation(seconds: configuration.timeout) { () throws(StorageError) -> T in
             try performRetrying(operation, body)
         }
     }
