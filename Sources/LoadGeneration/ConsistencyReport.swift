@@ -28,8 +28,13 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
     public var tokenCacheItems = 0
     /// Token workload: users whose sign-ins and removals were checked against the account list.
     public var accountsChecked = 0
-    /// Token workload: accounts the list showed at the end.
+    /// Token workload: accounts the list showed at the end (with ``ownUsersOnly``, of the users
+    /// checked).
     public var accountsListed = 0
+    /// Token workload: only the run's own users were read and judged, as the account list
+    /// decides for each (a group that may hold other data: `--group G --allow-existing-data`),
+    /// not the whole list.
+    public var ownUsersOnly = false
     /// Token workload: acknowledged sign-ins the emulator lost: missing from the account list, or
     /// without their account record or refresh token, with no removal or wipe after them, and
     /// not explained by MSAL's read-modify-write of the account metadata

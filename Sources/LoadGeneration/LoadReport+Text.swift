@@ -55,7 +55,10 @@ extension LoadReport: TextReport {
         }
         let consistency = report.consistency
         if configuration.workload == .token {
-            text += "consistency: \(consistency.accountsChecked) users checked, \(consistency.accountsListed) accounts listed, "
+            text += "consistency: \(consistency.accountsChecked) users checked, "
+                + (consistency.ownUsersOnly
+                    ? "\(consistency.accountsListed) of them listed (the run's users only: the group's other accounts were not read), "
+                    : "\(consistency.accountsListed) accounts listed, ")
                 + "\(consistency.lostSignIns) lost sign-ins, \(consistency.resurrectedAccounts) resurrected accounts"
                 + " -> \(report.passed ? "PASS" : "FAIL")\n"
                 + "expected on a device: \(consistency.accountMetadataEntriesLost) account-metadata entries lost to MSAL's "

@@ -113,6 +113,16 @@ public struct LoadRunner: Sendable {
         return TokenAccountsAfterRun.UserState(hasTokens: state.hasRefreshToken, metadata: metadata)
     }
 
+    /// The users a token run signed in or removed (its journals) and prefilled.
+    static func users(of journals: [Int: [JournalEntry]], prefill: [JournalEntry]) -> [String] {
+        var users = prefill.map { LoadConfiguration.prefilledUser($0.key) }
+        for (app, entries) in journals.sorted(by: { $0.key < $1.key }) {
+            let keys = Set(entries.lazy.filter { $0.kind == .signIn || $0.kind == .removeAccount }.map(\.key))
+            users += keys.sorted().map { LoadConfiguration.user(app: app, key: $0) }
+        }
+        return users
+    }
+
     private func tokenCache(ofApp index: Int) throws -> TokenCache {
         try simulatedApp(index, tokens: configuration.tokenConfiguration).tokenCache()
     }
@@ -133,12 +143,19 @@ public struct LoadRunner: Sendable {
         let sorted = results.sorted { $0.app < $1.app }
         let journals = Dictionary(uniqueKeysWithValues: results.map { ($0.app, $0.journal.entries) })
         if configuration.workload == .token {
-            let listed: [CachedAccount]
+            let listed: [String]
             let states: [AccountState]
             do {
                 let cache = try tokenCache(ofApp: 0)
-                listed = try cache.accounts()
-                states = try cache.accountStates()
+                if checksOwnUsersOnly {
+                    // The run's users only, each read on its own keychain account, and listed as
+                    // the account list decides for them.
+                    states = try cache.accountStates(usernames: Self.users(of: journals, prefill: prefill))
+                    listed = states.filter(\.isListed).map(\.username)
+                } else {
+                    listed = try cache.accounts().map(\.username)
+                    states = try cache.accountStates()
+                }
             } catch {
                 return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted,
                                   consistency: ConsistencyReport(), checkFailure: "\(error)")
@@ -146,8 +163,9 @@ public struct LoadRunner: Sendable {
             let after = TokenAccountsAfterRun(
                 states: Dictionary(states.map { ($0.username, Self.userState($0)) }, uniquingKeysWith: { first, _ in first }),
                 activity: Dictionary(uniqueKeysWithValues: results.compactMap { result in result.activity.map { (result.app, $0) } }))
-            let consistency = ConsistencyReport(
-                tokenJournals: journals, prefill: prefill, listed: Set(listed.map(\.username)), accounts: after, configuration: configuration)
+            var consistency = ConsistencyReport(
+                tokenJournals: journals, prefill: prefill, listed: Set(listed), accounts: after, configuration: configuration)
+            consistency.ownUsersOnly = checksOwnUsersOnly
             return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted, consistency: consistency)
         }
         let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)

@@ -15,6 +15,12 @@ public struct AccountState: Sendable, Hashable {
     /// This client's sign-in state for the account, from its account metadata (or a record of
     /// the emulator's earlier layout); nil when neither has an entry.
     public var signInState: SignInState?
+
+    /// Whether ``TokenCache/accounts()`` lists the account, as it decides for an account record
+    /// of MSAL's layout: this client's `signed_in`, or no state and a usable refresh token.
+    public var isListed: Bool {
+        signInState == .signedIn || (signInState == nil && hasRefreshToken)
+    }
 }
 
 /// An account as MSAL lists it with `returnOnlySignedInAccounts = NO`, marked with this client's
@@ -112,5 +118,13 @@ extension TokenCache {
     /// one shared item) from a lost token.
     public func accountStates() throws(TokenCacheError) -> [AccountState] {
         try defaultAccessor.accountStates()
+    }
+
+    /// ``accountStates()`` of `usernames` only, in this cache's environment: one query per user
+    /// (every item of a user shares its keychain account), so a check of the users a run signed
+    /// in reads what they hold, not every account of a group of thousands. A user the issuer
+    /// would give the same home account ID is read once; a user with no account record is absent.
+    public func accountStates(usernames: some Sequence<String>) throws(TokenCacheError) -> [AccountState] {
+        try defaultAccessor.accountStates(homeAccountIDs: usernames.map { issuer.user(username: $0, tenant: "common").homeAccountID })
     }
 }

@@ -74,8 +74,14 @@ extension SecretServiceStore {
         }
         var pathsByGroup: [[String]] = []
         for group in groups {
-            pathsByGroup.append(
-                try searchUnlocked(ItemAttributes.matching(query, in: group), group: group, writing: writing, exactKey: query.exactKey(in: group), service))
+            var paths: [String] = []
+            for attributes in ItemAttributes.searches(for: query, in: group) {
+                paths += try searchUnlocked(attributes, group: group, writing: writing, exactKey: query.exactKey(in: group), service)
+            }
+            // The searches of one provenance (its attribute, the earlier layout's creator) may both
+            // hold an item that carries both.
+            var seen = Set<String>()
+            pathsByGroup.append(paths.filter { seen.insert($0).inserted })
         }
         let allPaths = pathsByGroup.flatMap { $0 }
         guard !allPaths.isEmpty else { return [] }
@@ -96,6 +102,7 @@ extension SecretServiceStore {
         var leftOut: [(path: String, group: Int)] = []
         try readingSecrets(of: allPaths, service) {
             try client.inBatches(allPaths) { batch in
+                secretsRequested.add(batch.count, ordering: .relaxed)
                 let secrets = try client.secretsInOneCall(service, paths: batch)
                 for path in batch {
                     while position >= ends[groupIndex] { groupIndex += 1 }

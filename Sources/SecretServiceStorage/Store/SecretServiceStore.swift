@@ -44,6 +44,9 @@ public final class SecretServiceStore: ItemStore, ReconnectReporting {
     /// How many censuses of a shard index this store made (each counts every shard of a group):
     /// what a kept census stamp saves.
     let censusCount = Atomic<Int>(0)
+    /// How many items' secrets this store's reads asked the daemon for: what a search that
+    /// narrows a query down first saves.
+    let secretsRequested = Atomic<Int>(0)
     /// The census stamp this store last wrote for each group: a write that would write the same
     /// again is skipped without reading the file back.
     let stampsWritten = Mutex<[String: CensusStamp]>([:])

@@ -76,11 +76,36 @@ extension DefaultTokenCacheAccessor {
 
     /// ``TokenCache/accountStates()``.
     func accountStates() throws(TokenCacheError) -> [AccountState] {
-        let refreshTypes = try credentialCache.checkFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]
-        let types = Array(ItemType.accounts) + refreshTypes.map(\.itemType) + [ItemType.appMetadata]
+        let types = Array(ItemType.accounts) + (try stateRefreshTypes()) + [ItemType.appMetadata]
         let snapshot = try credentialCache.entries(ofTypes: types)
+        return try states(in: snapshot, family: family(from: snapshot.anyAppMetadata(clientID: clientID)))
+    }
+
+    /// ``TokenCache/accountStates(usernames:)``: one query per user, on the keychain account every
+    /// item of a user shares in this environment (`<home_account_id>-<environment>`), so it reads
+    /// what those users hold, not the group's other accounts.
+    func accountStates(homeAccountIDs: [String]) throws(TokenCacheError) -> [AccountState] {
+        let types = Set(Array(ItemType.accounts) + (try stateRefreshTypes()))
+        var seen = Set<String>()
+        var items: [KeychainItem] = []
+        for home in homeAccountIDs where seen.insert(CacheKey.normalized(home)).inserted {
+            let query = KeychainQuery(group: accessGroup, account: CacheKey.account(homeAccountID: home, environment: environment))
+            items += try keychainCache.items(matching: query).filter { $0.type.map(types.contains) == true }
+        }
+        return try states(in: keychainCache.decoded(items), family: family(from: try appMetadataItem(anyEnvironment: true)))
+    }
+
+    /// The refresh-token types that make an account usable: the family tokens' own type first in
+    /// single-FRT mode.
+    private func stateRefreshTypes() throws(TokenCacheError) -> [UInt32] {
+        (try credentialCache.checkFRTEnabled() ? [CredentialType.familyRefreshToken, .refreshToken] : [.refreshToken]).map(\.itemType)
+    }
+
+    /// Each account record of `snapshot` (one per home account) with its usable refresh token and
+    /// this client's sign-in state; `family`: the client's family, from its app metadata.
+    private func states(in snapshot: CacheSnapshot, family: String?) throws(TokenCacheError) -> [AccountState] {
         let metadata = try accountMetadata.readAccountMetadata()?.value
-        let family = family(from: snapshot.anyAppMetadata(clientID: clientID)).map(CacheKey.normalized)
+        let family = family.map(CacheKey.normalized)
         let client = CacheKey.normalized(clientID)
         var withToken = Set<String>()
         for entry in snapshot.credentials where entry.value.type.isRefreshToken {
