@@ -74,14 +74,19 @@ extension SecretServiceStore {
         }
         var pathsByGroup: [[String]] = []
         for group in groups {
+            let searches = ItemAttributes.searches(for: query, in: group)
+            let exactKey = query.exactKey(in: group)
             var paths: [String] = []
-            for attributes in ItemAttributes.searches(for: query, in: group) {
-                paths += try searchUnlocked(attributes, group: group, writing: writing, exactKey: query.exactKey(in: group), service)
+            for attributes in searches {
+                paths += try searchUnlocked(attributes, group: group, writing: writing, exactKey: exactKey, service)
             }
-            // The searches of one provenance (its attribute, the earlier layout's creator) may both
-            // hold an item that carries both.
-            var seen = Set<String>()
-            pathsByGroup.append(paths.filter { seen.insert($0).inserted })
+            if searches.count > 1 {
+                // The searches of one provenance (its attribute, the earlier layout's creator) may
+                // both hold an item that carries both.
+                var seen = Set<String>()
+                paths = paths.filter { seen.insert($0).inserted }
+            }
+            pathsByGroup.append(paths)
         }
         let allPaths = pathsByGroup.flatMap { $0 }
         guard !allPaths.isEmpty else { return [] }
