@@ -41,6 +41,12 @@ grep -E "^property '" "$log" || true
 # One plain closing line, whatever the test library printed above it.
 total=$(grep -oE 'Test run with [0-9]+ tests?' "$log" | tail -1 | grep -oE '[0-9]+' || echo 0)
 failed=$(grep -E '^✘ Test ' "$log" | grep -v '^✘ Test run' | grep -c ' failed after' || true)
+# swift test ended without its closing line (the test process crashed or was killed): the
+# summary above cannot say why, so show the end of what it printed.
+if [ "$status" != 0 ] && [ "$total" = 0 ] && [ "$verbose" != 1 ]; then
+    echo "swift test exited with status $status before its closing line; the last lines it printed:"
+    tail -n 40 "$log"
+fi
 [ "$verbose" = 1 ] || echo "(summary only; bash scripts/test.sh -v prints every test)"
 echo "tests: $((total - failed)) passed, ${failed} failed"
 exit "$status"

@@ -26,6 +26,10 @@ public struct ConsistencyReport: Sendable, Codable, Hashable {
     /// Token cache items the apps' caches wrote (not checked here): MSAL's team-ID probe, which
     /// each app's cache finds or adds in its first group, and what `acquire` operations wrote.
     public var tokenCacheItems = 0
+    /// Items workload: only the load's items were read (their service), not the whole group,
+    /// which may hold others' data (`--group G --allow-existing-data`); other items written
+    /// during the run (token cache items of `acquire`) are then not counted.
+    public var ownItemsOnly = false
     /// Token workload: users whose sign-ins and removals were checked against the account list.
     public var accountsChecked = 0
     /// Token workload: accounts the list showed at the end (with ``ownUsersOnly``, of the users

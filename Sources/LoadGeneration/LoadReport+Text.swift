@@ -75,6 +75,7 @@ extension LoadReport: TextReport {
             + (consistency.foreignItems > 0 ? ", \(consistency.foreignItems) foreign items" : "")
             + (consistency.existingItems > 0 ? ", \(consistency.existingItems) items from before the run left unchecked" : "")
             + (consistency.tokenCacheItems > 0 ? " (and \(consistency.tokenCacheItems) token cache items)" : "")
+            + (consistency.ownItemsOnly ? " (the load's items only: the group's other items were not read)" : "")
             + " -> \(report.passed ? "PASS" : "FAIL")\n"
             + (report.totalOperations == 0 ? "FAIL: no operation was measured; raise \(LoadConfiguration.Setting.duration) or \(LoadConfiguration.Setting.operations)\n" : "")
             + "\n"

@@ -18,20 +18,30 @@ extension LoadRunner {
         return report
     }
 
-    /// Whether the run judges only its own users (a token run in a group that may hold other
-    /// data, `--group G --allow-existing-data`): it then never reads the whole group, which
-    /// for a group of 50,000 items takes gnome-keyring minutes, before or after the run.
-    var checksOwnUsersOnly: Bool {
-        configuration.workload == .token && configuration.allowExistingData && !configuration.groupIsRunScoped
+    /// Whether the run reads only its own data, in a group that may hold others'
+    /// (`--group G --allow-existing-data`): it then never reads the whole group, which for a
+    /// group of 50,000 items takes gnome-keyring minutes, before or after the run.
+    var checksOwnDataOnly: Bool { configuration.allowExistingData && !configuration.groupIsRunScoped }
+
+    /// A token run that judges only its own users (``checksOwnDataOnly``).
+    var checksOwnUsersOnly: Bool { configuration.workload == .token && checksOwnDataOnly }
+
+    /// What the items workload's check reads: the whole group when it is the run's own or must
+    /// be empty, else the load's items only (their service, which the keyring searches for).
+    var itemsCheckQuery: KeychainQuery {
+        checksOwnDataOnly
+            ? KeychainQuery(group: configuration.group, service: LoadConfiguration.service)
+            : .all(in: configuration.group)
     }
 
     /// The keys of the items in the group before the run (none in a group of the run's own; not
-    /// read when only the run's own users are checked).
+    /// read when only the run's own users are checked; of the load's items only when the group
+    /// may hold others').
     private func existingItems() throws -> Set<ItemKey> {
         if checksOwnUsersOnly { return [] }
-        let items = try keychain(ofApp: 0).copyAll(.all(in: configuration.group))
+        let items = try keychain(ofApp: 0).copyAll(itemsCheckQuery)
         guard !items.isEmpty else { return [] }
-        guard configuration.allowExistingData, !configuration.groupIsRunScoped else {
+        guard checksOwnDataOnly else {
             throw LoadError.groupHoldsData(group: configuration.group, items: items.count)
         }
         return Set(items.map { ItemKey(account: $0.account, service: $0.service) })

@@ -170,11 +170,12 @@ public struct LoadRunner: Sendable {
         }
         let keychain = Keychain(app: try configuration.identity(ofApp: 0), store: store)
         let finalItems: [KeychainItem]
-        do { finalItems = try keychain.copyAll(.all(in: configuration.group), returningData: true) } catch {
+        do { finalItems = try keychain.copyAll(itemsCheckQuery, returningData: true) } catch {
             return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted,
                               consistency: ConsistencyReport(), checkFailure: error.description)
         }
-        let consistency = ConsistencyReport(journals: journals, finalItems: finalItems, configuration: configuration, existing: existing)
+        var consistency = ConsistencyReport(journals: journals, finalItems: finalItems, configuration: configuration, existing: existing)
+        consistency.ownItemsOnly = checksOwnDataOnly
         return LoadReport(configuration: configuration, mode: mode, backend: store.name, results: sorted, consistency: consistency)
     }
 }

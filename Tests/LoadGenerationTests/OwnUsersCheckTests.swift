@@ -12,7 +12,7 @@ import TokenCache
 /// `scripts/compare-peers.sh` signs new users into a group of 10,000) reads what its own users
 /// hold, never the whole group: a whole-group read of 50,000 items took gnome-keyring longer
 /// than the call's deadline, and every run failed before its first sign-in.
-@Suite("A token run in a group of others' accounts reads only its own users")
+@Suite("A run in a group of others' data reads only its own users or items")
 struct OwnUsersCheckTests {
     /// An in-memory store that counts the items its reads return.
     final class CountingStore: ItemStore {
@@ -69,6 +69,36 @@ struct OwnUsersCheckTests {
         // The same calls on the same users. The client's shared items (its app metadata and
         // account metadata), which the existing users' sign-ins made, are there from the start.
         #expect(full.read <= empty.read + 2, "\(full.read) items read beside \(empty.read) in an empty group")
+    }
+
+    /// An items run in such a group reads the load's items (their service), not the group's
+    /// others, before or after the run, and its clean-up leaves those others alone.
+    @Test func anItemsRunReadsOnlyTheLoadsItems() throws {
+        func itemsRead(existing: Int) throws -> (read: Int, report: LoadReport) {
+            let store = CountingStore()
+            let team = TestBackend.uniqueTeamID()
+            let configuration = LoadConfiguration(
+                apps: 1, mix: try OperationMix(parsing: "write=60,read=20,remove=20"), itemsPerApp: 4, operations: 30, warmup: 0,
+                team: team, group: "\(team).com.contoso.shared", allowExistingData: true)
+            // An app of the suite the run does not start (the run has one app, app 0).
+            let other = Keychain(app: try configuration.identity(ofApp: 1), store: store)
+            for index in 0..<existing {
+                _ = try other.add(NewItem(account: "other\(index)", service: "com.contoso.notes", group: configuration.group, data: Data("x".utf8)))
+            }
+            store.itemsRead.store(0, ordering: .relaxed)
+            let report = try LoadRunner(configuration: configuration, store: store).runInThreads()
+            let read = store.itemsRead.load(ordering: .relaxed)
+            #expect(try other.copyAll(.all(in: configuration.group)).count == existing, "the clean-up took only the load's items")
+            return (read, report)
+        }
+        let empty = try itemsRead(existing: 0)
+        let full = try itemsRead(existing: 40)
+        #expect(empty.report.passed && full.report.passed, "\(empty.report.consistency) \(full.report.consistency)")
+        #expect(full.report.consistency.ownItemsOnly)
+        #expect(full.report.consistency.keysChecked == empty.report.consistency.keysChecked)
+        #expect(full.report.consistency.existingItems == 0 && full.report.consistency.foreignItems == 0)
+        // The workers read by key, and the clean-up by the app's provenance: none of the 40.
+        #expect(full.read == empty.read, "\(full.read) items read beside \(empty.read) in an empty group")
     }
 
     /// The account list's verdict for each user, from their own items, is the whole list's.

@@ -50,13 +50,12 @@ final class SecretServiceClient: Sendable {
         if let newer { return newer }
         if stale != nil {
             logger.debug("reconnecting to the Secret Service", metadata: ["bus": "\(SessionBus.address)"])
-            // libsecret caches one SecretService with its session; drop it so the next get
-            // opens a session with the daemon that runs now.
-            secret_service_disconnect()
         }
         let connection = try SessionBus.connection(timeout: timeout)
+        // Our own service, not libsecret's shared one: it opens a session with the daemon that
+        // runs now, and subscribes to no signal (``QuietSecretService``).
         let service = try CallDeadline.run(seconds: timeout, call: "OpenSession") { cancellable, error in
-            secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, &error)
+            QuietSecretService.open(cancellable, &error)
         }
         guard let service else {
             throw GLibFailure(call: "OpenSession", message: "libsecret returned no service", kind: .serviceMissing)
