@@ -44,7 +44,13 @@ failed=$(grep -E '^✘ Test ' "$log" | grep -v '^✘ Test run' | grep -c ' faile
 # swift test ended without its closing line (the test process crashed or was killed): the
 # summary above cannot say why, so show the end of what it printed.
 if [ "$status" != 0 ] && [ "$total" = 0 ] && [ "$verbose" != 1 ]; then
-    echo "swift test exited with status $status before its closing line; the last lines it printed:"
+    echo "swift test exited with status $status before its closing line (the test process crashed or was killed)."
+    echo "What it printed of a crash (Swift traps, GLib assertions and criticals, signals):"
+    crash=$(grep -vE '^(◇|✔|✘|↳)' "$log" \
+        | grep -E 'Fatal error|Program crashed|Thread [0-9]+ crashed|assertion|CRITICAL|^\*\*|ERROR:|Segmentation fault|signal [0-9]+' \
+        | head -n 40 || true)
+    echo "${crash:-(nothing: a signal from outside, SIGKILL or the OOM killer of the kernel, leaves no message)}"
+    echo "The last lines it printed:"
     tail -n 40 "$log"
 fi
 [ "$verbose" = 1 ] || echo "(summary only; bash scripts/test.sh -v prints every test)"
